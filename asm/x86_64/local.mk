@@ -1,0 +1,19 @@
+# asm/x86_64/local.mk -- x86_64 kernels (NASM), included from Makefile.am.
+
+if HOST_X86_64
+libmemasm_la_SOURCES += c/kernels-x86_64.c
+
+# NASM objects go through libtool like C objects (build-aux/nasm-lt).
+SUFFIXES += .asm
+.asm.lo:
+	$(AM_V_GEN)$(LIBTOOL) $(AM_V_lt) --tag=CC --mode=compile \
+	  $(SHELL) $(top_srcdir)/build-aux/nasm-lt $(NASM) $(NASMFLAGS) \
+	  -I$(top_srcdir)/asm/x86_64/ -I$(top_builddir)/asm/x86_64/ $< -o $@
+
+# Threshold indices for NASM, generated from the C header (one source).
+asm/x86_64/thresholds.inc: $(top_srcdir)/c/memasm-internal.h
+	$(AM_V_GEN)$(MKDIR_P) asm/x86_64 && \
+	  sed -n 's/^#define \(MEMASM_THR_[A-Z0-9_]*\) \([0-9][0-9]*\).*/%define \1 \2/p' $< > $@
+BUILT_SOURCES += asm/x86_64/thresholds.inc
+CLEANFILES += asm/x86_64/thresholds.inc
+endif

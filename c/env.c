@@ -1,0 +1,82 @@
+/*
+ * env.c -- the MEMASM_* environment variables, read once at start-up.
+ *
+ * Everything here runs inside every process that links libmemasm, setuid
+ * programs included, so the environment is hostile input: it is never
+ * written, never copied without a bound, and never read at all in a
+ * secure-execution process (the caller checks AT_SECURE).  Messages go to
+ * stderr with write(2), one line each, prefixed "libmemasm:", with the
+ * untrusted part shortened and stripped of control characters.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "memasm-internal.h"
+
+#define ENV_VALUE_MAX 4096 /* longer values are rejected whole */
+
+/* Append src (at most n bytes) to buf[*len..cap), dropping what doesn't fit.
+ * When untrusted, control and non-ASCII bytes become '?' and the text is cut
+ * at 64 bytes with "...". */
+static void put(char *buf, size_t *len, size_t cap, const char *src, size_t n, int untrusted)
+{
+    size_t limit = untrusted && n > 64 ? 64 : n;
+    for (size_t i = 0; i < limit && *len + 1 < cap; i++) {
+        unsigned char ch = (unsigned char)src[i];
+        buf[(*len)++] = untrusted && (ch < 0x20 || ch > 0x7e) ? '?' : (char)ch;
+    }
+    if (limit < n)
+        put(buf, len, cap, "...", 3, 0);
+}
+
+void memasm_diag(const char *msg, const char *bad, size_t bad_len, const char *tail)
+{
+    char line[512];
+    size_t len = 0;
+    int saved = errno;
+    put(line, &len, sizeof line - 1, "libmemasm: ", 11, 0);
+    put(line, &len, sizeof line - 1, msg, strlen(msg), 0);
+    if (bad)
+        put(line, &len, sizeof line - 1, bad, bad_len, 1);
+    if (tail)
+        put(line, &len, sizeof line - 1, tail, strlen(tail), 0);
+    line[len++] = '\n';
+    ssize_t r = write(STDERR_FILENO, line, len);
+    (void)r;
+    errno = saved;
+}
+
+/* MEMASM_ISA=<level>: cap the ISA level.  An unknown value is ignored with
+ * one line on stderr; a level above the CPU's cannot raise anything. */
+static void apply_isa(void)
+{
+    const char *v = getenv("MEMASM_ISA");
+    if (!v)
+        return;
+    size_t n = strnlen(v, ENV_VALUE_MAX + 1);
+    int level = n <= ENV_VALUE_MAX ? memasm_isa_level_n(v, n) : -1;
+    if (level < 0) {
+        char tail[160];
+        size_t len = 0;
+        put(tail, &len, sizeof tail - 2, "' ignored (levels: ", 19, 0);
+        for (int i = 0; i < memasm_isa_names_count; i++) {
+            if (i)
+                put(tail, &len, sizeof tail - 2, ", ", 2, 0);
+            put(tail, &len, sizeof tail - 2, memasm_isa_names[i], strlen(memasm_isa_names[i]), 0);
+        }
+        tail[len++] = ')';
+        tail[len] = '\0';
+        memasm_diag("MEMASM_ISA: unknown level '", v, n, tail);
+        return;
+    }
+    memasm_isa_set_cap_level(level);
+}
+
+void memasm_env_apply(void)
+{
+    apply_isa();
+}

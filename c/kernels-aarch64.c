@@ -1,0 +1,34 @@
+/*
+ * kernels-aarch64.c -- master list of the aarch64 kernels.
+ *
+ * The dispatcher, the tests, the benchmark and the tuner all iterate this
+ * list: a kernel added here is chosen, tested and measured with no further
+ * change.  Levels: 0 generic (general registers, ldp/stp), 1 neon (AdvSIMD
+ * q registers), 2 sve.
+ */
+#include "config.h"
+
+#include "memasm-internal.h"
+
+#define COPY(sym) void *sym(void *, const void *, size_t) MEMASM_HIDDEN
+#define SET(sym) void *sym(void *, int, size_t) MEMASM_HIDDEN
+COPY(memasm_k_memcpy_generic);
+COPY(memasm_k_memmove_generic);
+SET(memasm_k_memset_generic);
+
+const char *const memasm_isa_names[] = {"generic", "neon", "sve"};
+const int memasm_isa_names_count = 3;
+
+#define K(name, op, level, req) {#name, op, level, req, (void (*)(void))memasm_k_##name}
+
+const struct memasm_kernel memasm_kernels[] = {
+    K(memcpy_generic, MEMASM_OP_MEMCPY, 0, 0),
+    K(memmove_generic, MEMASM_OP_MEMMOVE, 0, 0),
+    K(memset_generic, MEMASM_OP_MEMSET, 0, 0),
+};
+const size_t memasm_kernels_count = sizeof memasm_kernels / sizeof memasm_kernels[0];
+
+/* Baseline: what the entry points call before (and without) the constructor. */
+_Atomic(memasm_copy_fn) memasm_cur_memcpy = memasm_k_memcpy_generic;
+_Atomic(memasm_copy_fn) memasm_cur_memmove = memasm_k_memmove_generic;
+_Atomic(memasm_set_fn) memasm_cur_memset = memasm_k_memset_generic;

@@ -1,0 +1,47 @@
+/*
+ * kernels-x86_64.c -- master list of the x86_64 kernels.
+ *
+ * The dispatcher, the tests, the benchmark and the tuner all iterate this
+ * list: a kernel added here is chosen, tested and measured with no further
+ * change.  Levels: 0 sse2, 1 avx2, 2 avx512 (AVX-512 F+BW+VL, with the zmm
+ * state enabled by the OS, as cpu_features reports it).
+ */
+#include "config.h"
+
+#include "memasm-internal.h"
+
+#define COPY(sym) void *sym(void *, const void *, size_t) MEMASM_HIDDEN
+#define SET(sym) void *sym(void *, int, size_t) MEMASM_HIDDEN
+COPY(memasm_k_memcpy_sse2);
+COPY(memasm_k_memmove_sse2);
+SET(memasm_k_memset_sse2);
+COPY(memasm_k_memcpy_avx2);
+COPY(memasm_k_memmove_avx2);
+SET(memasm_k_memset_avx2);
+COPY(memasm_k_memcpy_avx512);
+COPY(memasm_k_memmove_avx512);
+SET(memasm_k_memset_avx512);
+
+const char *const memasm_isa_names[] = {"sse2", "avx2", "avx512"};
+const int memasm_isa_names_count = 3;
+
+#define AVX512 (MEMASM_F_X86_AVX512F | MEMASM_F_X86_AVX512BW | MEMASM_F_X86_AVX512VL)
+#define K(name, op, level, req) {#name, op, level, req, (void (*)(void))memasm_k_##name}
+
+const struct memasm_kernel memasm_kernels[] = {
+    K(memcpy_sse2, MEMASM_OP_MEMCPY, 0, MEMASM_F_X86_SSE2),
+    K(memmove_sse2, MEMASM_OP_MEMMOVE, 0, MEMASM_F_X86_SSE2),
+    K(memset_sse2, MEMASM_OP_MEMSET, 0, MEMASM_F_X86_SSE2),
+    K(memcpy_avx2, MEMASM_OP_MEMCPY, 1, MEMASM_F_X86_AVX2),
+    K(memmove_avx2, MEMASM_OP_MEMMOVE, 1, MEMASM_F_X86_AVX2),
+    K(memset_avx2, MEMASM_OP_MEMSET, 1, MEMASM_F_X86_AVX2),
+    K(memcpy_avx512, MEMASM_OP_MEMCPY, 2, AVX512),
+    K(memmove_avx512, MEMASM_OP_MEMMOVE, 2, AVX512),
+    K(memset_avx512, MEMASM_OP_MEMSET, 2, AVX512),
+};
+const size_t memasm_kernels_count = sizeof memasm_kernels / sizeof memasm_kernels[0];
+
+/* Baseline: what the entry points call before (and without) the constructor. */
+_Atomic(memasm_copy_fn) memasm_cur_memcpy = memasm_k_memcpy_sse2;
+_Atomic(memasm_copy_fn) memasm_cur_memmove = memasm_k_memmove_sse2;
+_Atomic(memasm_set_fn) memasm_cur_memset = memasm_k_memset_sse2;

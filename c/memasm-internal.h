@@ -1,0 +1,145 @@
+/*
+ * memasm-internal.h -- what the C side and the kernels share.
+ *
+ * Included from C and from the GNU as kernels (.S, through cpp).  The NASM
+ * kernels get the MEMASM_THR_* indices from asm/x86_64/thresholds.inc, which
+ * the build generates from this file, so there is a single source of truth.
+ *
+ * Thresholds: the kernels read them at run time through the pointer
+ * memasm_thr (hidden), which points at an array of 64-bit values indexed by
+ * MEMASM_THR_*.  A kernel loads the pointer once per call and reads every
+ * field from that snapshot; writers fill a fresh array and publish it with
+ * one atomic store, so a copy never sees a mix of old and new values.
+ */
+#ifndef MEMASM_INTERNAL_H
+#define MEMASM_INTERNAL_H
+
+/* Threshold indices (byte offset = index * 8).  Keep the numbers dense. */
+#define MEMASM_THR_MEMCPY_ERMS_MIN 0 /* x86_64: rep movsb from here ...  */
+#define MEMASM_THR_MEMCPY_ERMS_MAX 1 /* ... up to (excluding) here       */
+#define MEMASM_THR_MEMCPY_NT_MIN 2   /* non-temporal copy from here      */
+#define MEMASM_THR_MEMSET_ERMS_MIN 3 /* x86_64: rep stosb window         */
+#define MEMASM_THR_MEMSET_ERMS_MAX 4
+#define MEMASM_THR_MEMSET_NT_MIN 5 /* non-temporal fill from here      */
+#define MEMASM_THR_MEMSET_ZVA_MIN 6 /* aarch64: dc zva from here        */
+#define MEMASM_THR_MEMCPY_RVV_MIN 7 /* riscv64: vector copy from here   */
+#define MEMASM_THR_MEMSET_RVV_MIN 8 /* riscv64: vector fill from here   */
+#define MEMASM_THR_COUNT 9
+
+#ifndef __ASSEMBLER__
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "memasm.h"
+
+#define MEMASM_HIDDEN __attribute__((visibility("hidden")))
+
+/* Array the kernels read; never NULL (points at a static default). */
+extern const uint64_t *volatile memasm_thr MEMASM_HIDDEN;
+
+/* ---- CPU description ---------------------------------------------------- */
+
+/* Feature bits, per architecture (only the ones kernels depend on). */
+enum {
+    MEMASM_F_X86_SSE2 = 1u << 0,
+    MEMASM_F_X86_AVX2 = 1u << 1,
+    MEMASM_F_X86_AVX512F = 1u << 2,
+    MEMASM_F_X86_AVX512BW = 1u << 3,
+    MEMASM_F_X86_AVX512VL = 1u << 4,
+    MEMASM_F_X86_ERMS = 1u << 5,
+    MEMASM_F_X86_FSRM = 1u << 6,
+    MEMASM_F_A64_ASIMD = 1u << 8,
+    MEMASM_F_A64_SVE = 1u << 9,
+    MEMASM_F_A64_DCZVA = 1u << 10, /* dc zva permitted (DCZID_EL0.DZP = 0) */
+    MEMASM_F_RV_V = 1u << 12,
+    MEMASM_F_RV_MISALIGNED_FAST = 1u << 13,
+};
+
+struct memasm_cpu {
+    uint32_t features;     /* MEMASM_F_* */
+    int isa_max;           /* highest ISA level the CPU (and OS) supports */
+    char vendor[16];       /* "AuthenticAMD", "ARM", "riscv" ...           */
+    char brand[64];        /* marketing name where the CPU reports one     */
+    int family, model, stepping; /* x86 family/model/stepping; aarch64
+                                    implementer/part/revision; riscv 0s   */
+    size_t l1d, l2, l3;    /* data cache sizes in bytes, 0 when unknown    */
+    unsigned vlen;         /* riscv64 VLEN in bits when V is present       */
+    unsigned zva_size;     /* aarch64 dc zva block size in bytes, or 0    */
+};
+
+/* Detect once; later calls return the same description. */
+const struct memasm_cpu *memasm_cpu_get(void) MEMASM_HIDDEN;
+
+/* ---- Master kernel list ------------------------------------------------- */
+
+struct memasm_kernel {
+    const char *name;
+    memasm_op op;
+    int level;          /* ISA level index                           */
+    uint32_t requires;  /* MEMASM_F_* bits the CPU must have         */
+    void (*fn)(void);
+};
+
+extern const struct memasm_kernel memasm_kernels[] MEMASM_HIDDEN;
+extern const size_t memasm_kernels_count MEMASM_HIDDEN;
+
+extern const char *const memasm_isa_names[] MEMASM_HIDDEN;
+extern const int memasm_isa_names_count MEMASM_HIDDEN;
+
+/* ---- Thresholds --------------------------------------------------------- */
+
+struct memasm_threshold_def {
+    const char *key;    /* configuration key, e.g. "memcpy.erms_min" */
+    int index;          /* MEMASM_THR_*                              */
+    uint64_t min, max;  /* legal range the kernels assume            */
+    const char *doc;    /* one line: what it steers                  */
+};
+
+/* Keys of this architecture. */
+extern const struct memasm_threshold_def memasm_threshold_defs[] MEMASM_HIDDEN;
+extern const size_t memasm_threshold_defs_count MEMASM_HIDDEN;
+
+/* Defaults computed from the CPU (cache sizes, features). */
+void memasm_threshold_defaults(uint64_t out[MEMASM_THR_COUNT]) MEMASM_HIDDEN;
+
+/* Clamp every value into its legal range and fix ordering constraints. */
+void memasm_threshold_sanitize(uint64_t v[MEMASM_THR_COUNT]) MEMASM_HIDDEN;
+
+/* Publish a complete, sanitized set (copied into a fresh slot). */
+void memasm_threshold_publish(const uint64_t v[MEMASM_THR_COUNT]) MEMASM_HIDDEN;
+
+const struct memasm_threshold_def *memasm_threshold_lookup(const char *key,
+                                                           size_t len) MEMASM_HIDDEN;
+
+/* ---- Dispatch ----------------------------------------------------------- */
+
+typedef void *(*memasm_copy_fn)(void *, const void *, size_t);
+typedef void *(*memasm_set_fn)(void *, int, size_t);
+
+/* The kernel serving each operation; defined with a static initialiser (the
+ * baseline kernel) in c/kernels-<arch>.c. */
+extern _Atomic(memasm_copy_fn) memasm_cur_memcpy MEMASM_HIDDEN;
+extern _Atomic(memasm_copy_fn) memasm_cur_memmove MEMASM_HIDDEN;
+extern _Atomic(memasm_set_fn) memasm_cur_memset MEMASM_HIDDEN;
+
+/* Level index of an ISA name given as pointer + length; -1 if unknown. */
+int memasm_isa_level_n(const char *name, size_t len) MEMASM_HIDDEN;
+/* Set the cap by index (-1 = none) and redo the automatic choice. */
+int memasm_isa_set_cap_level(int level) MEMASM_HIDDEN;
+
+/* Non-zero in a secure-execution process (getauxval(AT_SECURE)). */
+int memasm_secure_mode(void) MEMASM_HIDDEN;
+
+/* Read MEMASM_* from the environment and apply it (never in secure mode). */
+void memasm_env_apply(void) MEMASM_HIDDEN;
+
+/* One line on stderr: "libmemasm: " msg, then bad (untrusted text, at most
+ * bad_len bytes, shortened and made printable), then tail.  Keeps errno. */
+void memasm_diag(const char *msg, const char *bad, size_t bad_len, const char *tail) MEMASM_HIDDEN;
+
+/* One-time initialisation (CPU, defaults, environment); idempotent. */
+void memasm_init(void) MEMASM_HIDDEN;
+
+#endif /* !__ASSEMBLER__ */
+#endif /* MEMASM_INTERNAL_H */

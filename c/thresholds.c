@@ -1,0 +1,204 @@
+/*
+ * thresholds.c -- the size thresholds the kernels read at run time.
+ *
+ * One table per architecture names each key, its legal range and what it
+ * steers; the configuration parser, memasm-info, the tuner and the control
+ * API all go through it.  Values are published as a whole: a writer fills a
+ * fresh slot and swaps the pointer the kernels read (memasm_thr), so a copy
+ * running at the same time sees the old set or the new one, never a mix.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "memasm-internal.h"
+
+#define KIB ((uint64_t)1 << 10)
+#define MIB ((uint64_t)1 << 20)
+#define GIB ((uint64_t)1 << 30)
+#define NEVER UINT64_MAX
+
+/*
+ * Before the constructor runs (or if it never does), kernels see these:
+ * no rep movsb, no non-temporal stores, vector paths from 64 bytes.  Safe
+ * and reasonable everywhere.
+ */
+static const uint64_t thr_static[MEMASM_THR_COUNT] = {
+    [MEMASM_THR_MEMCPY_ERMS_MIN] = NEVER, [MEMASM_THR_MEMCPY_ERMS_MAX] = NEVER,
+    [MEMASM_THR_MEMCPY_NT_MIN] = NEVER,   [MEMASM_THR_MEMSET_ERMS_MIN] = NEVER,
+    [MEMASM_THR_MEMSET_ERMS_MAX] = NEVER, [MEMASM_THR_MEMSET_NT_MIN] = NEVER,
+    [MEMASM_THR_MEMSET_ZVA_MIN] = NEVER,  [MEMASM_THR_MEMCPY_RVV_MIN] = 64,
+    [MEMASM_THR_MEMSET_RVV_MIN] = 64,
+};
+
+const uint64_t *volatile memasm_thr = thr_static;
+
+/* Published sets rotate through these slots; a reader would have to sleep
+ * through SLOTS-1 further publications inside one copy to see a slot being
+ * rewritten, and publications happen only through the control API. */
+#define SLOTS 8
+static uint64_t thr_slots[SLOTS][MEMASM_THR_COUNT];
+static unsigned thr_next;
+
+#if defined(__x86_64__)
+const struct memasm_threshold_def memasm_threshold_defs[] = {
+    {"memcpy.erms_min", MEMASM_THR_MEMCPY_ERMS_MIN, 0, NEVER,
+     "memcpy/memmove: rep movsb from this size (window start)"},
+    {"memcpy.erms_max", MEMASM_THR_MEMCPY_ERMS_MAX, 0, NEVER,
+     "memcpy/memmove: rep movsb below this size (window end)"},
+    {"memcpy.nt_min", MEMASM_THR_MEMCPY_NT_MIN, 0, NEVER,
+     "memcpy/memmove: non-temporal stores from this size (no overlap)"},
+    {"memset.erms_min", MEMASM_THR_MEMSET_ERMS_MIN, 0, NEVER,
+     "memset: rep stosb from this size (window start)"},
+    {"memset.erms_max", MEMASM_THR_MEMSET_ERMS_MAX, 0, NEVER,
+     "memset: rep stosb below this size (window end)"},
+    {"memset.nt_min", MEMASM_THR_MEMSET_NT_MIN, 0, NEVER,
+     "memset: non-temporal stores from this size"},
+};
+#elif defined(__aarch64__)
+const struct memasm_threshold_def memasm_threshold_defs[] = {
+    {"memcpy.nt_min", MEMASM_THR_MEMCPY_NT_MIN, 0, NEVER,
+     "memcpy/memmove: non-temporal pair stores (stnp) from this size"},
+    {"memset.nt_min", MEMASM_THR_MEMSET_NT_MIN, 0, NEVER,
+     "memset: non-temporal pair stores (stnp) from this size"},
+    {"memset.zva_min", MEMASM_THR_MEMSET_ZVA_MIN, 0, NEVER,
+     "memset of zero: dc zva whole blocks from this size"},
+};
+#elif defined(__riscv)
+const struct memasm_threshold_def memasm_threshold_defs[] = {
+    {"memcpy.rvv_min", MEMASM_THR_MEMCPY_RVV_MIN, 0, NEVER,
+     "memcpy/memmove (rvv kernels): vector loop from this size, scalar below"},
+    {"memset.rvv_min", MEMASM_THR_MEMSET_RVV_MIN, 0, NEVER,
+     "memset (rvv kernel): vector loop from this size, scalar below"},
+};
+#endif
+
+const size_t memasm_threshold_defs_count =
+    sizeof memasm_threshold_defs / sizeof memasm_threshold_defs[0];
+
+void memasm_threshold_defaults(uint64_t out[MEMASM_THR_COUNT])
+{
+    const struct memasm_cpu *c = memasm_cpu_get();
+    memcpy(out, thr_static, sizeof thr_static);
+    /* Non-temporal stores pay off only once the destination would evict
+     * most of the last-level cache; below that they throw away data the
+     * caller is about to read (TiFlash measured the cost of doing it from
+     * 32 KiB).  Default: three quarters of the largest cache, 4 MiB when the
+     * size is unknown. */
+    size_t llc = c->l3 ? c->l3 : c->l2;
+    uint64_t nt = llc ? (uint64_t)llc / 4 * 3 : 4 * MIB;
+    out[MEMASM_THR_MEMCPY_NT_MIN] = nt;
+    out[MEMASM_THR_MEMSET_NT_MIN] = nt;
+#if defined(__x86_64__)
+    if (c->features & MEMASM_F_X86_ERMS) {
+        /* rep movsb/stosb window: placeholder until measured per machine;
+         * the tuner refines it. */
+        out[MEMASM_THR_MEMCPY_ERMS_MIN] = 2 * MIB;
+        out[MEMASM_THR_MEMCPY_ERMS_MAX] = nt;
+        out[MEMASM_THR_MEMSET_ERMS_MIN] = 2 * MIB;
+        out[MEMASM_THR_MEMSET_ERMS_MAX] = nt;
+    }
+#elif defined(__aarch64__)
+    if (c->features & MEMASM_F_A64_DCZVA)
+        out[MEMASM_THR_MEMSET_ZVA_MIN] = 256 > 4 * c->zva_size ? 256 : 4 * c->zva_size;
+#endif
+}
+
+const struct memasm_threshold_def *memasm_threshold_lookup(const char *key, size_t len)
+{
+    for (size_t i = 0; i < memasm_threshold_defs_count; i++) {
+        const char *k = memasm_threshold_defs[i].key;
+        if (strlen(k) == len && memcmp(k, key, len) == 0)
+            return &memasm_threshold_defs[i];
+    }
+    return NULL;
+}
+
+void memasm_threshold_sanitize(uint64_t v[MEMASM_THR_COUNT])
+{
+    for (size_t i = 0; i < memasm_threshold_defs_count; i++) {
+        const struct memasm_threshold_def *d = &memasm_threshold_defs[i];
+        if (v[d->index] < d->min)
+            v[d->index] = d->min;
+        if (v[d->index] > d->max)
+            v[d->index] = d->max;
+    }
+    if (v[MEMASM_THR_MEMCPY_ERMS_MAX] < v[MEMASM_THR_MEMCPY_ERMS_MIN])
+        v[MEMASM_THR_MEMCPY_ERMS_MAX] = v[MEMASM_THR_MEMCPY_ERMS_MIN];
+    if (v[MEMASM_THR_MEMSET_ERMS_MAX] < v[MEMASM_THR_MEMSET_ERMS_MIN])
+        v[MEMASM_THR_MEMSET_ERMS_MAX] = v[MEMASM_THR_MEMSET_ERMS_MIN];
+}
+
+void memasm_threshold_publish(const uint64_t v[MEMASM_THR_COUNT])
+{
+    uint64_t *slot = thr_slots[thr_next++ % SLOTS];
+    memcpy(slot, v, sizeof thr_slots[0]);
+    atomic_thread_fence(memory_order_release);
+    memasm_thr = slot;
+}
+
+/* ---- public API --------------------------------------------------------- */
+
+size_t memasm_threshold_count(void)
+{
+    return memasm_threshold_defs_count;
+}
+
+const char *memasm_threshold_key(size_t i)
+{
+    return i < memasm_threshold_defs_count ? memasm_threshold_defs[i].key : NULL;
+}
+
+int memasm_threshold_get(const char *key, size_t *value)
+{
+    memasm_init();
+    const struct memasm_threshold_def *d = key ? memasm_threshold_lookup(key, strlen(key)) : NULL;
+    if (!d || !value) {
+        errno = d ? EINVAL : ENOENT;
+        return -1;
+    }
+    uint64_t x = memasm_thr[d->index];
+    *value = x > SIZE_MAX ? SIZE_MAX : (size_t)x;
+    return 0;
+}
+
+int memasm_threshold_set(const char *key, size_t value, size_t *applied)
+{
+    memasm_init();
+    const struct memasm_threshold_def *d = key ? memasm_threshold_lookup(key, strlen(key)) : NULL;
+    if (!d) {
+        errno = ENOENT;
+        return -1;
+    }
+    uint64_t v[MEMASM_THR_COUNT];
+    memcpy(v, (const void *)memasm_thr, sizeof v);
+    v[d->index] = value;
+    memasm_threshold_sanitize(v);
+    /* Keep the value just set: if ordering forced a change, move the other
+     * bound of the window instead. */
+    if (d->index == MEMASM_THR_MEMCPY_ERMS_MAX && v[d->index] != value &&
+        value >= d->min && value <= d->max) {
+        v[MEMASM_THR_MEMCPY_ERMS_MIN] = value;
+        v[MEMASM_THR_MEMCPY_ERMS_MAX] = value;
+    }
+    if (d->index == MEMASM_THR_MEMSET_ERMS_MAX && v[d->index] != value &&
+        value >= d->min && value <= d->max) {
+        v[MEMASM_THR_MEMSET_ERMS_MIN] = value;
+        v[MEMASM_THR_MEMSET_ERMS_MAX] = value;
+    }
+    memasm_threshold_publish(v);
+    if (applied)
+        *applied = v[d->index] > SIZE_MAX ? SIZE_MAX : (size_t)v[d->index];
+    return 0;
+}
+
+void memasm_threshold_reset(void)
+{
+    memasm_init();
+    uint64_t v[MEMASM_THR_COUNT];
+    memasm_threshold_defaults(v);
+    memasm_threshold_sanitize(v);
+    memasm_threshold_publish(v);
+}
