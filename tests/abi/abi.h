@@ -25,6 +25,7 @@
 #ifndef MEMASM_TEST_ABI_H
 #define MEMASM_TEST_ABI_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 enum {
