@@ -1,0 +1,3 @@
+# tests/local.mk -- test suites, included from Makefile.am.
+
+include tests/config.mk
