@@ -28,6 +28,7 @@
 static int isa_cap = -1;                 /* -1: no cap */
 static long forced[MEMASM_OP_COUNT] = {-1, -1, -1};
 static atomic_int init_state;            /* 0 none, 1 running, 2 done */
+static _Thread_local int init_here;      /* this thread is inside memasm_init */
 
 /* ---- entry points ------------------------------------------------------- */
 
@@ -106,11 +107,15 @@ int memasm_secure_mode(void)
 void memasm_init(void)
 {
     int expected = 0;
+    if (init_here)
+        return; /* a control call made while initialising (e.g. from the
+                   configuration code): the caller is the initialiser */
     if (!atomic_compare_exchange_strong(&init_state, &expected, 1)) {
         while (atomic_load_explicit(&init_state, memory_order_acquire) != 2)
             ;
         return;
     }
+    init_here = 1;
     memasm_cpu_get();
     uint64_t v[MEMASM_THR_COUNT];
     memasm_threshold_defaults(v);
@@ -119,6 +124,7 @@ void memasm_init(void)
     if (!memasm_secure_mode())
         memasm_env_apply();
     reselect();
+    init_here = 0;
     atomic_store_explicit(&init_state, 2, memory_order_release);
 }
 
