@@ -7,6 +7,12 @@
  * secure-execution process (the caller checks AT_SECURE).  Messages go to
  * stderr with write(2), one line each, prefixed "libmemasm:", with the
  * untrusted part shortened and stripped of control characters.
+ *
+ *   MEMASM_CONFIG=<file>      configuration file (c/config.c)
+ *   MEMASM_TUNABLES=k=v:k=v   the same keys inline, applied after the file
+ *   MEMASM_ISA=<level>        cap the ISA level (the lower of this and the
+ *                             configuration's 'isa' wins)
+ *   MEMASM_DEBUG=1            say on stderr what was applied
  */
 #include "config.h"
 
@@ -18,6 +24,8 @@
 #include "memasm-internal.h"
 
 #define ENV_VALUE_MAX 4096 /* longer values are rejected whole */
+
+static int env_isa_applied; /* MEMASM_ISA set the cap in force */
 
 /* Append src (at most n bytes) to buf[*len..cap), dropping what doesn't fit.
  * When untrusted, control and non-ASCII bytes become '?' and the text is cut
@@ -51,7 +59,8 @@ void memasm_diag(const char *msg, const char *bad, size_t bad_len, const char *t
 }
 
 /* MEMASM_ISA=<level>: cap the ISA level.  An unknown value is ignored with
- * one line on stderr; a level above the CPU's cannot raise anything. */
+ * one line on stderr; a level above the CPU's cannot raise anything, and a
+ * lower 'isa' from the configuration stays in force. */
 static void apply_isa(void)
 {
     const char *v = getenv("MEMASM_ISA");
@@ -73,10 +82,22 @@ static void apply_isa(void)
         memasm_diag("MEMASM_ISA: unknown level '", v, n, tail);
         return;
     }
+    int cfg = memasm_config_isa(NULL);
+    if (cfg >= 0 && cfg < level)
+        return; /* the configuration's lower cap stays */
     memasm_isa_set_cap_level(level);
+    env_isa_applied = 1;
+}
+
+int memasm_env_isa_applied(void)
+{
+    return env_isa_applied;
 }
 
 void memasm_env_apply(void)
 {
+    const char *debug = getenv("MEMASM_DEBUG");
+    int dbg = debug && debug[0] == '1' && debug[1] == '\0';
+    memasm_config_load(getenv("MEMASM_CONFIG"), getenv("MEMASM_TUNABLES"), dbg);
     apply_isa();
 }

@@ -138,6 +138,52 @@ void memasm_env_apply(void) MEMASM_HIDDEN;
  * bad_len bytes, shortened and made printable), then tail.  Keeps errno. */
 void memasm_diag(const char *msg, const char *bad, size_t bad_len, const char *tail) MEMASM_HIDDEN;
 
+/* ---- Configuration (c/config.c; format in doc/configuration.md) --------- */
+
+enum { MEMASM_SRC_DEFAULT = 0, MEMASM_SRC_FILE = 1, MEMASM_SRC_INLINE = 2, MEMASM_SRC_ENV_ISA = 3 };
+
+#define MEMASM_CONFIG_FILE_MAX 65536   /* bytes; larger files are rejected   */
+#define MEMASM_CONFIG_INLINE_MAX 4096  /* bytes of MEMASM_TUNABLES           */
+#define MEMASM_CONFIG_PATH_MAX 4096    /* bytes of MEMASM_CONFIG             */
+
+/* Parse, validate and apply MEMASM_CONFIG (path, may be NULL) and then
+ * MEMASM_TUNABLES (inline, may be NULL): everything or nothing.  On failure
+ * prints one "libmemasm:" line and returns -1; 0 when applied or when there
+ * was nothing to apply.  debug: also describe what was applied.  Keeps errno.
+ * Not reentrant: memasm_init() calls it once (tests call it more). */
+int memasm_config_load(const char *path, const char *inline_str, int debug) MEMASM_HIDDEN;
+
+/* What the last memasm_config_load() did: source (MEMASM_SRC_*) of
+ * threshold index i, and of the ISA cap; the problem line (without the
+ * "libmemasm: " prefix) or NULL; the ISA level the configuration asked for
+ * (-1: none). */
+int memasm_config_source(int index) MEMASM_HIDDEN;
+int memasm_config_isa(int *source) MEMASM_HIDDEN;
+const char *memasm_config_problem(void) MEMASM_HIDDEN;
+/* Non-zero when MEMASM_ISA set the ISA cap in force (c/env.c). */
+int memasm_env_isa_applied(void) MEMASM_HIDDEN;
+
+/* Write a configuration file (fingerprint of this CPU, the ISA cap and every
+ * threshold in force) into buf; returns the full length (like snprintf),
+ * buf is NUL-terminated when cap > 0.  writer names the program in the
+ * header comment. */
+size_t memasm_config_write(char *buf, size_t cap, const char *writer) MEMASM_HIDDEN;
+
+/* The parser without side effects, for the tests and the fuzzer: parse text
+ * (file format when source is MEMASM_SRC_FILE, else MEMASM_TUNABLES format)
+ * and check it against this CPU and the current defaults.  Returns 0 or -1;
+ * out (may be NULL) receives the thresholds that would be applied, problem
+ * (may be NULL) the message. */
+int memasm_config_try(const char *text, size_t len, int source,
+                      uint64_t out[MEMASM_THR_COUNT], char *problem, size_t problem_cap) MEMASM_HIDDEN;
+
+/* Every key and ISA level name of every architecture (the others' are
+ * accepted and ignored). */
+extern const char *const memasm_config_all_keys[] MEMASM_HIDDEN;
+extern const size_t memasm_config_all_keys_count MEMASM_HIDDEN;
+extern const char *const memasm_config_all_isas[] MEMASM_HIDDEN;
+extern const size_t memasm_config_all_isas_count MEMASM_HIDDEN;
+
 /* One-time initialisation (CPU, defaults, environment); idempotent. */
 void memasm_init(void) MEMASM_HIDDEN;
 
