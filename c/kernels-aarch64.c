@@ -5,6 +5,11 @@
  * list: a kernel added here is chosen, tested and measured with no further
  * change.  Levels: 0 generic (general registers, ldp/stp), 1 neon (AdvSIMD
  * q registers), 2 sve.
+ *
+ * Kernels (asm/aarch64/): memcpy.S (memcpy/memmove_generic), memcpy-neon.S
+ * (memcpy/memmove_neon), both from copy-template.h; memset.S and
+ * memset-neon.S from set-template.h.  memset kernels use dc zva on their
+ * own check of DCZID_EL0, so they need no feature bit for it.
  */
 #include "config.h"
 
@@ -15,6 +20,9 @@
 COPY(memasm_k_memcpy_generic);
 COPY(memasm_k_memmove_generic);
 SET(memasm_k_memset_generic);
+COPY(memasm_k_memcpy_neon);
+COPY(memasm_k_memmove_neon);
+SET(memasm_k_memset_neon);
 
 const char *const memasm_isa_names[] = {"generic", "neon", "sve"};
 const int memasm_isa_names_count = 3;
@@ -25,6 +33,9 @@ const struct memasm_kernel memasm_kernels[] = {
     K(memcpy_generic, MEMASM_OP_MEMCPY, 0, 0),
     K(memmove_generic, MEMASM_OP_MEMMOVE, 0, 0),
     K(memset_generic, MEMASM_OP_MEMSET, 0, 0),
+    K(memcpy_neon, MEMASM_OP_MEMCPY, 1, MEMASM_F_A64_ASIMD),
+    K(memmove_neon, MEMASM_OP_MEMMOVE, 1, MEMASM_F_A64_ASIMD),
+    K(memset_neon, MEMASM_OP_MEMSET, 1, MEMASM_F_A64_ASIMD),
 };
 const size_t memasm_kernels_count = sizeof memasm_kernels / sizeof memasm_kernels[0];
 

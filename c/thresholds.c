@@ -58,13 +58,21 @@ const struct memasm_threshold_def memasm_threshold_defs[] = {
      "memset: non-temporal stores from this size"},
 };
 #elif defined(__aarch64__)
+/*
+ * aarch64 (asm/aarch64/README.md).  Every value 0..NEVER is safe: the
+ * kernels consult these only above their 96/128-byte register paths, take
+ * the stnp loop only when the regions do not overlap, and take the dc zva
+ * path only when DCZID_EL0 permits it and n >= 2 * block + 64 (checked in
+ * the kernel).  So the ranges are the full ones; the thresholds steer speed
+ * only.  NEVER (2^64 - 1) switches a strategy off.
+ */
 const struct memasm_threshold_def memasm_threshold_defs[] = {
     {"memcpy.nt_min", MEMASM_THR_MEMCPY_NT_MIN, 0, NEVER,
-     "memcpy/memmove: non-temporal pair stores (stnp) from this size"},
+     "memcpy/memmove: non-temporal pair stores (stnp) from this size, no overlap"},
     {"memset.nt_min", MEMASM_THR_MEMSET_NT_MIN, 0, NEVER,
      "memset: non-temporal pair stores (stnp) from this size"},
     {"memset.zva_min", MEMASM_THR_MEMSET_ZVA_MIN, 0, NEVER,
-     "memset of zero: dc zva whole blocks from this size"},
+     "memset of zero: dc zva whole blocks from this size (before memset.nt_min)"},
 };
 #elif defined(__riscv)
 const struct memasm_threshold_def memasm_threshold_defs[] = {
@@ -101,7 +109,13 @@ void memasm_threshold_defaults(uint64_t out[MEMASM_THR_COUNT])
         out[MEMASM_THR_MEMSET_ERMS_MAX] = nt;
     }
 #elif defined(__aarch64__)
-    if (c->features & MEMASM_F_A64_DCZVA)
+    /* dc zva: from 4 blocks (at least 256 bytes), so the aligned head and
+     * the tail, done with ordinary stores, stay a small part of the fill.
+     * Off when dc zva is prohibited, and when the block is under 64 bytes:
+     * one dc zva per 4..32 bytes is no faster than stp, and such blocks
+     * exist only in the architecture manual.  nt_min: the common formula
+     * above. */
+    if ((c->features & MEMASM_F_A64_DCZVA) && c->zva_size >= 64)
         out[MEMASM_THR_MEMSET_ZVA_MIN] = 256 > 4 * c->zva_size ? 256 : 4 * c->zva_size;
 #endif
 }
