@@ -1,0 +1,57 @@
+#!/bin/sh
+# config-roundtrip.sh -- memasm-info and MEMASM_CONFIG end to end:
+#  1. `memasm-info --config` prints a file that MEMASM_CONFIG accepts back,
+#     silently, with every threshold then coming from the file;
+#  2. a hand-written file with every key of every architecture
+#     (tests/config-data/every-key.conf) is accepted and memasm-info shows
+#     its values for this architecture's keys;
+#  3. a broken file gives exactly one "libmemasm:" line and the defaults,
+#     and memasm-info reports the problem.
+# Runs memasm-info under $TEST_EMULATOR on a cross build.
+set -u
+srcdir=${srcdir:-.}
+info="${TEST_EMULATOR:-} ./memasm-info"
+tmp=${TMPDIR:-/tmp}/memasm-rt.$$
+mkdir "$tmp" || exit 99
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+unset MEMASM_CONFIG MEMASM_TUNABLES MEMASM_ISA MEMASM_DEBUG
+$info --version >/dev/null 2>&1 || { echo "SKIP: memasm-info does not run here"; exit 77; }
+
+# 1. round trip
+$info --config >"$tmp/rt.conf" 2>"$tmp/err" || fail "memasm-info --config"
+[ -s "$tmp/err" ] && fail "memasm-info --config printed on stderr: $(cat "$tmp/err")"
+cat "$tmp/rt.conf"
+MEMASM_CONFIG="$tmp/rt.conf" $info --json >"$tmp/rt.json" 2>"$tmp/err" || fail "memasm-info --json"
+[ -s "$tmp/err" ] && fail "the round-trip file was refused: $(cat "$tmp/err")"
+keys=$(grep -o '"key":' "$tmp/rt.json" | wc -l)
+from_file=$(grep -o '"source":"file","doc"' "$tmp/rt.json" | wc -l)
+[ "$keys" -gt 0 ] && [ "$keys" -eq "$from_file" ] ||
+    fail "round trip: $from_file of $keys thresholds from the file"
+MEMASM_CONFIG="$tmp/rt.conf" $info --config >"$tmp/rt2.conf" 2>&1
+cmp "$tmp/rt.conf" "$tmp/rt2.conf" || fail "memasm-info --config differs after a round trip"
+
+# 2. every key, hand-written
+MEMASM_CONFIG="$srcdir/tests/config-data/every-key.conf" $info >"$tmp/every.txt" 2>"$tmp/err" ||
+    fail "memasm-info with every-key.conf"
+[ -s "$tmp/err" ] && fail "every-key.conf was refused: $(cat "$tmp/err")"
+cat "$tmp/every.txt"
+n=0
+while read -r key eq value rest; do
+    case $key in ''|'#'*|cpu*) continue ;; esac
+    line=$(grep "^  $key " "$tmp/every.txt") || continue  # another architecture's key
+    n=$((n + 1))
+    echo "$line" | grep -q "= $value *(file)" || fail "$key: expected $value (file), got: $line"
+done <"$srcdir/tests/config-data/every-key.conf"
+[ "$n" -eq "$keys" ] || fail "every-key.conf set $n keys, this architecture has $keys"
+
+# 3. a broken file
+printf 'cpu = any\nmemcpy.nt_min = 12Q\n' >"$tmp/bad.conf"
+MEMASM_CONFIG="$tmp/bad.conf" $info --json >"$tmp/bad.json" 2>"$tmp/err" || fail "memasm-info --json (bad)"
+[ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "expected one line on stderr: $(cat "$tmp/err")"
+grep -q '^libmemasm: MEMASM_CONFIG .*bad.conf:2: not a number' "$tmp/err" || fail "message: $(cat "$tmp/err")"
+grep -q '"problem":"MEMASM_CONFIG ' "$tmp/bad.json" || fail "memasm-info does not report the problem"
+grep -q '"source":"file"' "$tmp/bad.json" && fail "a refused file set a threshold"
+echo "PASS: round trip ($keys keys), every-key.conf, broken file"
+exit 0

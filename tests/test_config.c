@@ -1,0 +1,876 @@
+/*
+ * test_config.c -- the configuration parser (c/config.c, c/env.c) as a
+ * hostile-input parser: MEMASM_CONFIG files, MEMASM_TUNABLES strings,
+ * MEMASM_ISA, MEMASM_DEBUG, and secure execution.
+ *
+ * Linked statically with libmemasm to reach the hidden entry points
+ * (memasm_config_load, memasm_config_try, memasm_config_write).  Every bad
+ * input must leave the defaults in force *entirely* and print exactly one
+ * "libmemasm:" line on stderr; every good input must apply all its values
+ * and print nothing.  Whole-process behaviour (the constructor reading the
+ * environment) is checked by running this program again as a probe
+ * (`test_config --probe`), and, as root, as a setuid copy run by another
+ * user (secure execution: nothing read, nothing opened).
+ *
+ * Data files are made in a fresh directory under $TMPDIR (or /tmp).
+ */
+#define _GNU_SOURCE /* setresuid, setresgid */
+#include "config.h"
+
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "memasm-internal.h"
+
+/* Paths are built in PATH_MAX buffers from shorter parts. */
+#pragma GCC diagnostic ignored "-Wformat-truncation"
+
+/* ---- fixtures and helpers ----------------------------------------------- */
+
+static char dir[PATH_MAX];
+static char self[PATH_MAX];
+
+static void setup(void)
+{
+    const char *t = getenv("TMPDIR");
+    snprintf(dir, sizeof dir, "%s/memasm-config-XXXXXX", t && *t ? t : "/tmp");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    memasm_threshold_reset();
+    memasm_isa_set_cap(NULL);
+}
+
+static void teardown(void)
+{
+    char cmd[PATH_MAX + 16];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "test_config: could not remove %s\n", dir);
+}
+
+static const char *path_in(const char *name)
+{
+    static char p[4][PATH_MAX];
+    static int next;
+    char *r = p[next++ % 4];
+    snprintf(r, PATH_MAX, "%s/%s", dir, name);
+    return r;
+}
+
+static const char *write_file(const char *name, const void *data, size_t n)
+{
+    const char *p = path_in(name);
+    int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, data, n), (ssize_t)n);
+    close(fd);
+    return p;
+}
+
+static const char *write_text(const char *name, const char *text)
+{
+    return write_file(name, text, strlen(text));
+}
+
+static void defaults(uint64_t v[MEMASM_THR_COUNT])
+{
+    memasm_threshold_defaults(v);
+    memasm_threshold_sanitize(v);
+}
+
+static int at_defaults(void)
+{
+    uint64_t d[MEMASM_THR_COUNT];
+    defaults(d);
+    return memcmp(d, (const void *)memasm_thr, sizeof d) == 0 &&
+           memasm_isa_cap() == memasm_isa_cpu();
+}
+
+/* Run memasm_config_load with stderr captured; returns its result, the
+ * captured text in out. */
+static char captured[1 << 16];
+
+static int load(const char *path, const char *inl, int debug)
+{
+    int pfd[2];
+    ck_assert_int_eq(pipe(pfd), 0);
+    fflush(stderr);
+    int saved = dup(2);
+    dup2(pfd[1], 2);
+    close(pfd[1]);
+    errno = 4242;
+    int r = memasm_config_load(path, inl, debug);
+    int e = errno;
+    dup2(saved, 2);
+    close(saved);
+    ssize_t n = read(pfd[0], captured, sizeof captured - 1);
+    (void)fcntl(pfd[0], F_SETFL, O_NONBLOCK);
+    captured[n > 0 ? n : 0] = '\0';
+    close(pfd[0]);
+    ck_assert_msg(e == 4242, "errno not preserved (%d)", e);
+    return r;
+}
+
+static const char *or_dash(const char *s)
+{
+    return s ? s : "-";
+}
+
+static int count_lines(const char *s)
+{
+    int n = 0;
+    for (; *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+/* A refused configuration: -1, one "libmemasm:" line, defaults intact. */
+#define REFUSED(path, inl, needle)                                                              \
+    do {                                                                                        \
+        int r_ = load((path), (inl), 0);                                                        \
+        ck_assert_msg(r_ == -1, "accepted: %s / %.60s", or_dash(path), or_dash(inl));           \
+        ck_assert_msg(count_lines(captured) == 1 && strncmp(captured, "libmemasm: ", 11) == 0,  \
+                      "stderr is not one libmemasm: line: [%s]", captured);                     \
+        ck_assert_msg(strstr(captured, (needle)) != NULL, "[%s] lacks [%s]", captured, (needle)); \
+        ck_assert_msg(at_defaults(), "a refused configuration changed something: %s", captured); \
+        ck_assert_ptr_nonnull(memasm_config_problem());                                         \
+    } while (0)
+
+#define ACCEPTED(path, inl)                                                                     \
+    do {                                                                                        \
+        int r_ = load((path), (inl), 0);                                                        \
+        ck_assert_msg(r_ == 0, "refused: %s", captured);                                        \
+        ck_assert_msg(captured[0] == '\0', "printed on success: [%s]", captured);               \
+        ck_assert_ptr_null(memasm_config_problem());                                            \
+    } while (0)
+
+static const struct memasm_threshold_def *def0(void)
+{
+    return &memasm_threshold_defs[0];
+}
+
+/* A legal value for d near want. */
+static uint64_t legal(const struct memasm_threshold_def *d, uint64_t want)
+{
+    return want < d->min ? d->min : want > d->max ? d->max : want;
+}
+
+static int in_list(const char *const *l, size_t n, const char *s)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(l[i], s) == 0)
+            return 1;
+    return 0;
+}
+
+/* ---- key lists ---------------------------------------------------------- */
+
+START_TEST(every_key_is_listed)
+{
+    for (size_t i = 0; i < memasm_threshold_defs_count; i++)
+        ck_assert_msg(in_list(memasm_config_all_keys, memasm_config_all_keys_count,
+                              memasm_threshold_defs[i].key),
+                      "%s is missing from memasm_config_all_keys (c/config.c)",
+                      memasm_threshold_defs[i].key);
+    for (int i = 0; i < memasm_isa_names_count; i++)
+        ck_assert_msg(in_list(memasm_config_all_isas, memasm_config_all_isas_count,
+                              memasm_isa_names[i]),
+                      "%s is missing from memasm_config_all_isas", memasm_isa_names[i]);
+}
+END_TEST
+
+/* ---- bad MEMASM_TUNABLES ------------------------------------------------ */
+
+START_TEST(inline_bad)
+{
+    char k[64], s[256];
+    const char *key = def0()->key;
+    REFUSED(NULL, "=1", "empty key");
+    snprintf(s, sizeof s, "%s=", key);
+    REFUSED(NULL, s, "empty value");
+    REFUSED(NULL, "a=b=c", "'=' in the value");
+    snprintf(s, sizeof s, "%s==1", key);
+    REFUSED(NULL, s, "'=' in the value");
+    snprintf(k, sizeof k, "%s", key);
+    const char *numbers[] = {"18446744073709551616", "-1", "1Q", "1 2", "0x10", "+5", "1k",
+                             "17179869184G", "99999999999999999999999", "K", "1KK", "never1"};
+    for (size_t i = 0; i < sizeof numbers / sizeof numbers[0]; i++) {
+        snprintf(s, sizeof s, "%s=%s", key, numbers[i]);
+        REFUSED(NULL, s, "not a number");
+    }
+    snprintf(s, sizeof s, "%s", key);
+    REFUSED(NULL, s, "expected 'key = value'");
+    REFUSED(NULL, "nosuch.key=1", "unknown key 'nosuch.key'");
+    REFUSED(NULL, "isa=avx9", "unknown ISA level 'avx9'");
+    REFUSED(NULL, "isa=", "empty value");
+    REFUSED(NULL, "cpu=any", "belongs in the file");
+    snprintf(s, sizeof s, "%s=1\001", key);
+    REFUSED(NULL, s, "control");
+    snprintf(s, sizeof s, "%s=1\303\251", key);
+    REFUSED(NULL, s, "non-ASCII");
+    snprintf(s, sizeof s, "%s=1#x", key);
+    REFUSED(NULL, s, "'#'");
+    /* Valid entries before a bad one: nothing of it is applied. */
+    snprintf(s, sizeof s, "%s=%llu:isa=%s:bogus=1", key,
+             (unsigned long long)legal(def0(), 12345), memasm_isa_names[0]);
+    REFUSED(NULL, s, "entry 3: unknown key 'bogus'");
+}
+END_TEST
+
+START_TEST(inline_too_long)
+{
+    /* A 1 MiB value, and 100 000 repeated keys: rejected whole. */
+    size_t n = 1 << 20;
+    char *s = malloc(n + 64);
+    ck_assert_ptr_nonnull(s);
+    int len = snprintf(s, 64, "%s=", def0()->key);
+    memset(s + len, '1', n);
+    s[len + n] = '\0';
+    REFUSED(NULL, s, "longer than 4096 bytes");
+    free(s);
+
+    const char *e = "isa=sse2:";
+    s = malloc(100000 * strlen(e) + 1);
+    ck_assert_ptr_nonnull(s);
+    s[0] = '\0';
+    for (int i = 0; i < 100000; i++)
+        memcpy(s + i * strlen(e), e, strlen(e) + 1);
+    REFUSED(NULL, s, "longer than 4096 bytes");
+    free(s);
+
+    /* Short but too many entries. */
+    char t[4096];
+    size_t at = 0;
+    for (int i = 0; i < 65; i++)
+        at += (size_t)snprintf(t + at, sizeof t - at, "isa=%s:", memasm_isa_names[0]);
+    REFUSED(NULL, t, "too many entries");
+}
+END_TEST
+
+/* ---- bad MEMASM_CONFIG -------------------------------------------------- */
+
+START_TEST(file_not_a_regular_file)
+{
+    REFUSED(path_in("missing.conf"), NULL, "no such file");
+    REFUSED(dir, NULL, "is a directory");
+    const char *fifo = path_in("fifo");
+    ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+    REFUSED(fifo, NULL, "not a regular file"); /* and did not block */
+    REFUSED("/dev/zero", NULL, "not a regular file");
+    REFUSED("/dev/null", NULL, "not a regular file");
+    const char *a = path_in("loop-a"), *b = path_in("loop-b");
+    ck_assert_int_eq(symlink(b, a), 0);
+    ck_assert_int_eq(symlink(a, b), 0);
+    REFUSED(a, NULL, "symbolic links");
+    REFUSED("", NULL, "empty path");
+    char longp[5000];
+    memset(longp, 'a', sizeof longp - 1);
+    longp[sizeof longp - 1] = '\0';
+    REFUSED(longp, NULL, "path too long");
+    /* A regular file whose size is not what stat() says (procfs): the
+     * same check that catches a file growing while it is read. */
+    REFUSED("/proc/self/status", NULL, "changed size while being read");
+}
+END_TEST
+
+START_TEST(file_bad_content)
+{
+    static const char nul[] = "cpu = any\nisa = sse2\0\n";
+    REFUSED(write_file("nul.conf", nul, sizeof nul - 1), NULL, ":2: NUL byte");
+
+    unsigned char junk[4096];
+    unsigned x = 12345;
+    for (size_t i = 0; i < sizeof junk; i++)
+        junk[i] = (unsigned char)((x = x * 1103515245u + 12345u) >> 16);
+    REFUSED(write_file("junk.conf", junk, sizeof junk), NULL, "not a text file");
+
+    /* 100 000 repeated keys: larger than 64 KiB. */
+    const char *line = "isa = sse2\n";
+    size_t n = 100000 * strlen(line);
+    char *big = malloc(n);
+    ck_assert_ptr_nonnull(big);
+    for (int i = 0; i < 100000; i++)
+        memcpy(big + i * strlen(line), line, strlen(line));
+    REFUSED(write_file("big.conf", big, n), NULL, "larger than 64 KiB");
+    /* A 1 MiB value. */
+    memset(big, '7', 1 << 20);
+    memcpy(big, "cpu = any\nmemcpy.nt_min = ", 26);
+    REFUSED(write_file("value.conf", big, 1 << 20), NULL, "larger than 64 KiB");
+    free(big);
+
+    char s[512];
+    snprintf(s, sizeof s, "cpu = any\n%s = 4K\nisa = %s\nbogus.key = 1\n", def0()->key,
+             memasm_isa_names[0]);
+    REFUSED(write_text("late.conf", s), NULL, ":4: unknown key 'bogus.key'");
+    REFUSED(write_text("eqeq.conf", "cpu = any\nmemcpy.nt_min == 1\n"), NULL, ":2: '='");
+    REFUSED(write_text("abc.conf", "cpu = any\na=b=c\n"), NULL, ":2: '='");
+    REFUSED(write_text("nokey.conf", "cpu = any\n = 5\n"), NULL, ":2: empty key");
+    REFUSED(write_text("cpu.conf", "cpu = some\n"), NULL, "only the value 'any'");
+    REFUSED(write_text("ctl.conf", "cpu = any\n\033[2J\n"), NULL, "not a text file");
+    /* Too many lines, each small. */
+    size_t at = 0;
+    char *many = malloc(65536);
+    ck_assert_ptr_nonnull(many);
+    at += (size_t)snprintf(many, 65536, "cpu = any\n");
+    for (int i = 0; i < 1100; i++)
+        at += (size_t)snprintf(many + at, 65536 - at, "isa=%s\n", memasm_isa_names[0]);
+    REFUSED(write_file("many.conf", many, at), NULL, "too many entries");
+    free(many);
+}
+END_TEST
+
+START_TEST(file_fingerprint)
+{
+    const struct memasm_cpu *c = memasm_cpu_get();
+    char s[512];
+    snprintf(s, sizeof s, "isa = %s\n", memasm_isa_names[0]);
+    REFUSED(write_text("nofp.conf", s), NULL, "no CPU fingerprint");
+    snprintf(s, sizeof s, "# tuned elsewhere\ncpu.family = %d\nisa = %s\n", c->family + 1,
+             memasm_isa_names[0]);
+    REFUSED(write_text("family.conf", s), NULL, ":2: tuned for another CPU (cpu.family");
+    ck_assert_ptr_nonnull(strstr(captured, "cpu = any"));
+    ck_assert_ptr_nonnull(strstr(captured, "memasm-tune"));
+    REFUSED(write_text("arch.conf", "cpu.arch = pdp11\n"), NULL, "tuned for another CPU");
+    REFUSED(write_text("vendor.conf", "cpu.vendor = NoSuchVendor\n"), NULL, "cpu.vendor");
+    snprintf(s, sizeof s, "cpu.l2 = %zu\n", c->l2 + 1);
+    REFUSED(write_text("l2.conf", s), NULL, "cpu.l2");
+    /* The same file with 'cpu = any' is applied. */
+    snprintf(s, sizeof s, "cpu.family = %d\ncpu = any\nisa = %s\n", c->family + 1,
+             memasm_isa_names[0]);
+    ACCEPTED(write_text("any.conf", s), NULL);
+    ck_assert_int_eq(memasm_isa_cap(), 0);
+    memasm_isa_set_cap(NULL);
+    /* The fingerprint is file-only. */
+    REFUSED(NULL, "cpu.family=1", "belongs in the file");
+}
+END_TEST
+
+START_TEST(file_and_inline_all_or_nothing)
+{
+    char f[256], s[256];
+    snprintf(f, sizeof f, "cpu = any\n%s = %llu\n", def0()->key,
+             (unsigned long long)legal(def0(), 3 << 20));
+    const char *good = write_text("good.conf", f);
+    const char *bad = write_text("bad.conf", "cpu = any\nnope = 1\n");
+    snprintf(s, sizeof s, "%s=%llu", def0()->key, (unsigned long long)legal(def0(), 5 << 20));
+    REFUSED(good, "nope=1", "MEMASM_TUNABLES entry 1");
+    REFUSED(bad, s, "bad.conf:2");
+}
+END_TEST
+
+START_TEST(out_of_range_and_order)
+{
+    char s[256];
+    for (size_t i = 0; i < memasm_threshold_defs_count; i++) {
+        const struct memasm_threshold_def *d = &memasm_threshold_defs[i];
+        if (d->min > 0) {
+            snprintf(s, sizeof s, "%s=%llu", d->key, (unsigned long long)d->min - 1);
+            REFUSED(NULL, s, "out of range");
+        }
+        if (d->max < UINT64_MAX) {
+            snprintf(s, sizeof s, "%s=%llu", d->key, (unsigned long long)d->max + 1);
+            REFUSED(NULL, s, "out of range");
+        }
+    }
+    /* erms_min above erms_max, both given: refused, not silently fixed. */
+    const char *pairs[][2] = {{"memcpy.erms_min", "memcpy.erms_max"},
+                              {"memset.erms_min", "memset.erms_max"}};
+    for (size_t i = 0; i < 2; i++) {
+        const struct memasm_threshold_def *lo = memasm_threshold_lookup(pairs[i][0], strlen(pairs[i][0]));
+        const struct memasm_threshold_def *hi = memasm_threshold_lookup(pairs[i][1], strlen(pairs[i][1]));
+        if (!lo || !hi)
+            continue;
+        uint64_t a = legal(lo, 8 << 20), b = legal(hi, 1 << 20);
+        if (a <= b)
+            continue;
+        snprintf(s, sizeof s, "%s=%llu:%s=%llu", lo->key, (unsigned long long)a, hi->key,
+                 (unsigned long long)b);
+        REFUSED(NULL, s, "ordering constraint");
+    }
+}
+END_TEST
+
+/* ---- good input --------------------------------------------------------- */
+
+START_TEST(every_key_applied)
+{
+    /* Ascending values in table order satisfy min <= max pairs. */
+    char f[4096];
+    uint64_t want[MEMASM_THR_COUNT];
+    int at = snprintf(f, sizeof f, "# every key\r\ncpu = any\n\n");
+    for (size_t i = 0; i < memasm_threshold_defs_count; i++) {
+        const struct memasm_threshold_def *d = &memasm_threshold_defs[i];
+        want[d->index] = legal(d, ((uint64_t)i + 1) * 4096 + 7);
+        at += snprintf(f + at, sizeof f - (size_t)at, "\t%s\t=  %llu   # remark é\r\n", d->key,
+                       (unsigned long long)want[d->index]);
+    }
+    /* Keys and ISA names of the other architectures: accepted, ignored. */
+    for (size_t i = 0; i < memasm_config_all_keys_count; i++)
+        if (!memasm_threshold_lookup(memasm_config_all_keys[i], strlen(memasm_config_all_keys[i])))
+            at += snprintf(f + at, sizeof f - (size_t)at, "%s = 1K\n", memasm_config_all_keys[i]);
+    ACCEPTED(write_text("every.conf", f), NULL);
+    for (size_t i = 0; i < memasm_threshold_defs_count; i++) {
+        const struct memasm_threshold_def *d = &memasm_threshold_defs[i];
+        ck_assert_msg(memasm_thr[d->index] == want[d->index], "%s = %llu, wanted %llu", d->key,
+                      (unsigned long long)memasm_thr[d->index],
+                      (unsigned long long)want[d->index]);
+        ck_assert_int_eq(memasm_config_source(d->index), MEMASM_SRC_FILE);
+        size_t got;
+        ck_assert_int_eq(memasm_threshold_get(d->key, &got), 0);
+        ck_assert_uint_eq(got, want[d->index]);
+    }
+}
+END_TEST
+
+START_TEST(inline_overrides_file_and_repeats_overwrite)
+{
+    const struct memasm_threshold_def *d = def0();
+    uint64_t a = legal(d, 1 << 20), b = legal(d, 2 << 20), c = legal(d, 3 << 20);
+    char f[256], s[256];
+    snprintf(f, sizeof f, "cpu = any\n%s = %llu\n", d->key, (unsigned long long)a);
+    snprintf(s, sizeof s, "%s=%llu::%s = %llu:", d->key, (unsigned long long)b, d->key,
+             (unsigned long long)c);
+    ACCEPTED(write_text("o.conf", f), s);
+    ck_assert_uint_eq(memasm_thr[d->index], c);
+    ck_assert_int_eq(memasm_config_source(d->index), MEMASM_SRC_INLINE);
+    /* Thresholds not named stay at their defaults. */
+    for (size_t i = 1; i < memasm_threshold_defs_count; i++) {
+        int j = memasm_threshold_defs[i].index;
+        ck_assert_int_eq(memasm_config_source(j), MEMASM_SRC_DEFAULT);
+    }
+}
+END_TEST
+
+START_TEST(numbers)
+{
+    struct {
+        const char *text;
+        uint64_t value;
+    } cases[] = {
+        {"0", 0},           {"007", 7},           {"1K", 1024},
+        {"3M", 3u << 20},   {"2G", 2ull << 30},   {"18446744073709551615", UINT64_MAX},
+        {"never", UINT64_MAX}, {"16777215G", 16777215ull << 30},
+    };
+    char s[128], problem[320];
+    uint64_t out[MEMASM_THR_COUNT];
+    for (size_t k = 0; k < memasm_threshold_defs_count; k++) {
+        const struct memasm_threshold_def *d = &memasm_threshold_defs[k];
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+            if (cases[i].value < d->min || cases[i].value > d->max)
+                continue;
+            snprintf(s, sizeof s, "%s=%s", d->key, cases[i].text);
+            int r = memasm_config_try(s, strlen(s), MEMASM_SRC_INLINE, out, problem, sizeof problem);
+            if (r < 0 && strstr(problem, "ordering"))
+                continue; /* e.g. a window bound of 0 below its partner */
+            ck_assert_msg(r == 0, "%s: %s", s, problem);
+            ck_assert_uint_eq(out[d->index], cases[i].value);
+        }
+    }
+}
+END_TEST
+
+START_TEST(isa_only_narrows)
+{
+    char s[64];
+    int cpu = memasm_isa_cpu();
+    snprintf(s, sizeof s, "isa=%s", memasm_isa_names[0]);
+    ACCEPTED(NULL, s);
+    ck_assert_int_eq(memasm_isa_cap(), 0);
+    for (int op = 0; op < MEMASM_OP_COUNT; op++) {
+        const char *k = memasm_kernel_current((memasm_op)op);
+        long i = memasm_kernel_find(k);
+        ck_assert_int_ge(i, 0);
+        ck_assert_int_eq(memasm_kernels[i].level, 0);
+    }
+    memasm_isa_set_cap(NULL);
+    snprintf(s, sizeof s, "isa=%s", memasm_isa_names[memasm_isa_names_count - 1]);
+    ACCEPTED(NULL, s);
+    ck_assert_int_eq(memasm_isa_cap(), cpu); /* never above the CPU */
+    /* Another architecture's level name: accepted and ignored. */
+    const char *other = NULL;
+    for (size_t i = 0; i < memasm_config_all_isas_count; i++)
+        if (memasm_isa_level(memasm_config_all_isas[i]) < 0)
+            other = memasm_config_all_isas[i];
+    memasm_isa_set_cap(NULL);
+    snprintf(s, sizeof s, "isa=%s", other);
+    ACCEPTED(NULL, s);
+    ck_assert_int_eq(memasm_isa_cap(), cpu);
+}
+END_TEST
+
+START_TEST(round_trip)
+{
+    /* What memasm-info --config (and later memasm-tune) writes is accepted
+     * and reproduces the values in force. */
+    const struct memasm_threshold_def *d = def0();
+    size_t applied;
+    ck_assert_int_eq(memasm_threshold_set(d->key, (size_t)legal(d, 5 << 20), &applied), 0);
+    uint64_t before[MEMASM_THR_COUNT];
+    memcpy(before, (const void *)memasm_thr, sizeof before);
+    char buf[8192];
+    size_t n = memasm_config_write(buf, sizeof buf, "test_config");
+    ck_assert_uint_lt(n, sizeof buf);
+    ck_assert_uint_eq(strlen(buf), n);
+    char small[40];
+    ck_assert_uint_eq(memasm_config_write(small, sizeof small, "test_config"), n);
+    ck_assert_uint_eq(strlen(small), sizeof small - 1);
+    memasm_threshold_reset();
+    ACCEPTED(write_file("rt.conf", buf, n), NULL);
+    ck_assert_msg(memcmp(before, (const void *)memasm_thr, sizeof before) == 0, "%s", buf);
+    for (size_t i = 0; i < memasm_threshold_defs_count; i++)
+        ck_assert_int_eq(memasm_config_source(memasm_threshold_defs[i].index), MEMASM_SRC_FILE);
+}
+END_TEST
+
+START_TEST(debug_output)
+{
+    char s[128];
+    snprintf(s, sizeof s, "%s=%llu", def0()->key, (unsigned long long)legal(def0(), 1 << 20));
+    ck_assert_int_eq(load(NULL, s, 1), 0);
+    ck_assert_int_eq(count_lines(captured), (int)memasm_threshold_defs_count);
+    ck_assert_ptr_nonnull(strstr(captured, "libmemasm: debug: MEMASM_TUNABLES"));
+    ck_assert_int_eq(load(NULL, NULL, 0), 0);
+    ck_assert_str_eq(captured, "");
+}
+END_TEST
+
+START_TEST(growing_file)
+{
+    /* A writer keeps appending while the library reads: each load is either
+     * a consistent snapshot that applies, or refused with one line. */
+    const char *p = write_text("grow.conf", "cpu = any\n");
+    pid_t w = fork();
+    ck_assert_int_ge(w, 0);
+    if (w == 0) {
+        int fd = open(p, O_WRONLY | O_APPEND);
+        for (int i = 0; fd >= 0 && i < 2000000; i++) {
+            if (write(fd, "# grow\n", 7) != 7)
+                break;
+            if (i % 8000 == 7999 && ftruncate(fd, 10) != 0) /* back to "cpu = any\n" */
+                break;
+        }
+        _exit(0);
+    }
+    struct stat st;
+    for (int i = 0; i < 1000 && stat(p, &st) == 0 && st.st_size <= 10; i++)
+        usleep(1000); /* let the writer start */
+    int refused = 0;
+    for (int i = 0; i < 2000; i++) {
+        int r = load(p, NULL, 0);
+        ck_assert_int_eq(count_lines(captured), r ? 1 : 0);
+        refused += r != 0;
+        ck_assert(r != 0 || memasm_config_problem() == NULL);
+        ck_assert(at_defaults()); /* the file names no threshold */
+    }
+    kill(w, SIGKILL);
+    waitpid(w, NULL, 0);
+    fprintf(stderr, "test_config: growing file refused %d of 2000 loads\n", refused);
+}
+END_TEST
+
+/* ---- whole process: the constructor reading the environment ------------ */
+
+/* `test_config --probe`: print what the constructor applied. */
+static int probe(void)
+{
+    printf("secure=%lu\n", getauxval(AT_SECURE));
+    printf("isa_cap=%d\n", memasm_isa_cap());
+    for (size_t i = 0; i < memasm_threshold_defs_count; i++) {
+        const struct memasm_threshold_def *d = &memasm_threshold_defs[i];
+        printf("%s=%llu %d\n", d->key, (unsigned long long)memasm_thr[d->index],
+               memasm_config_source(d->index));
+    }
+    return 0;
+}
+
+struct run {
+    char out[8192], err[8192];
+    int status;
+};
+
+/* Run `exe --probe` with env (NULL-terminated) and optional uid/gid. */
+static void run_probe(const char *exe, char *const env[], uid_t uid, gid_t gid, struct run *r)
+{
+    int po[2], pe[2];
+    ck_assert_int_eq(pipe(po), 0);
+    ck_assert_int_eq(pipe(pe), 0);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        dup2(po[1], 1);
+        dup2(pe[1], 2);
+        close(po[0]);
+        close(pe[0]);
+        if (uid != (uid_t)-1) {
+            if (setgroups(0, NULL) || setresgid(gid, gid, gid) || setresuid(uid, uid, uid))
+                _exit(126);
+        }
+        char *argv[] = {(char *)"test_config", (char *)"--probe", NULL};
+        execve(exe, argv, env);
+        _exit(127);
+    }
+    close(po[1]);
+    close(pe[1]);
+    size_t no = 0, ne = 0;
+    ssize_t n;
+    while ((n = read(po[0], r->out + no, sizeof r->out - 1 - no)) > 0)
+        no += (size_t)n;
+    while ((n = read(pe[0], r->err + ne, sizeof r->err - 1 - ne)) > 0)
+        ne += (size_t)n;
+    r->out[no] = r->err[ne] = '\0';
+    close(po[0]);
+    close(pe[0]);
+    waitpid(pid, &r->status, 0);
+    ck_assert_msg(WIFEXITED(r->status) && WEXITSTATUS(r->status) == 0,
+                  "probe failed (status %d): %s", r->status, r->err);
+}
+
+/* The probe's value of key, or UINT64_MAX - 1 when absent. */
+static uint64_t probe_value(const struct run *r, const char *key, int *source)
+{
+    char pat[80];
+    snprintf(pat, sizeof pat, "\n%s=", key);
+    const char *p = strstr(r->out, pat);
+    if (!p)
+        return UINT64_MAX - 1;
+    unsigned long long v;
+    int s;
+    if (sscanf(p + strlen(pat), "%llu %d", &v, &s) != 2)
+        return UINT64_MAX - 1;
+    if (source)
+        *source = s;
+    return v;
+}
+
+static int probe_int(const struct run *r, const char *key)
+{
+    char pat[40];
+    snprintf(pat, sizeof pat, "%s=", key);
+    const char *p = strstr(r->out, pat);
+    return p ? atoi(p + strlen(pat)) : -999;
+}
+
+/* Under qemu-user (cross builds) this program cannot exec itself. */
+static int emulated(void)
+{
+    const char *e = getenv("TEST_EMULATOR");
+    if (e && *e) {
+        fprintf(stderr, "test_config: SKIPPED a whole-process test under %s\n", e);
+        return 1;
+    }
+    return 0;
+}
+
+START_TEST(constructor_reads_environment)
+{
+    if (emulated())
+        return;
+    struct run r;
+    const struct memasm_threshold_def *d = def0();
+    uint64_t v = legal(d, 7 << 20);
+    char tun[128], isa[64], cfg[PATH_MAX + 32];
+    snprintf(tun, sizeof tun, "MEMASM_TUNABLES=%s=%llu", d->key, (unsigned long long)v);
+    char *env1[] = {tun, NULL};
+    run_probe(self, env1, (uid_t)-1, 0, &r);
+    ck_assert_str_eq(r.err, "");
+    int src = -1;
+    ck_assert_uint_eq(probe_value(&r, d->key, &src), v);
+    ck_assert_int_eq(src, MEMASM_SRC_INLINE);
+
+    /* A bad configuration at start-up: defaults, exactly one line. */
+    snprintf(cfg, sizeof cfg, "MEMASM_CONFIG=%s", path_in("missing.conf"));
+    char *env2[] = {cfg, tun, NULL};
+    run_probe(self, env2, (uid_t)-1, 0, &r);
+    ck_assert_int_eq(count_lines(r.err), 1);
+    ck_assert_ptr_nonnull(strstr(r.err, "libmemasm: MEMASM_CONFIG "));
+    uint64_t dv[MEMASM_THR_COUNT];
+    defaults(dv);
+    ck_assert_uint_eq(probe_value(&r, d->key, NULL), dv[d->index]);
+
+    /* MEMASM_ISA and the configuration's isa: the lower wins. */
+    snprintf(isa, sizeof isa, "MEMASM_ISA=%s", memasm_isa_names[memasm_isa_names_count - 1]);
+    char tun2[64];
+    snprintf(tun2, sizeof tun2, "MEMASM_TUNABLES=isa=%s", memasm_isa_names[0]);
+    char *env3[] = {isa, tun2, NULL};
+    run_probe(self, env3, (uid_t)-1, 0, &r);
+    ck_assert_str_eq(r.err, "");
+    ck_assert_int_eq(probe_int(&r, "isa_cap"), 0);
+
+    /* MEMASM_DEBUG=1 is the only way to get more than problems. */
+    char dbg[] = "MEMASM_DEBUG=1";
+    char *env4[] = {tun, dbg, NULL};
+    run_probe(self, env4, (uid_t)-1, 0, &r);
+    ck_assert_int_eq(count_lines(r.err), (int)memasm_threshold_defs_count);
+}
+END_TEST
+
+/* As root: a setuid copy of this program, run by another user with hostile
+ * MEMASM_* values, must read none of them and open no file. */
+static int nosuid(const char *d)
+{
+    struct statvfs s;
+    return statvfs(d, &s) != 0 || (s.f_flag & ST_NOSUID);
+}
+
+START_TEST(secure_execution_ignores_everything)
+{
+    if (geteuid() != 0) {
+        fprintf(stderr, "test_config: SKIPPED secure-execution test (needs root to make a "
+                        "setuid copy)\n");
+        return;
+    }
+    if (emulated())
+        return;
+    /* A directory on a filesystem that honours setuid, traversable by all. */
+    const char *cands[] = {dir, "/var/tmp", "/usr/local/tmp"};
+    char sdir[PATH_MAX] = "";
+    for (size_t i = 0; i < sizeof cands / sizeof cands[0]; i++) {
+        if (nosuid(cands[i]))
+            continue;
+        if (i == 0) {
+            snprintf(sdir, sizeof sdir, "%s", dir);
+        } else {
+            snprintf(sdir, sizeof sdir, "%s/memasm-secure-XXXXXX", cands[i]);
+            if (!mkdtemp(sdir)) {
+                sdir[0] = '\0';
+                continue;
+            }
+        }
+        break;
+    }
+    if (!sdir[0]) {
+        fprintf(stderr, "test_config: SKIPPED secure-execution test (no setuid-capable directory)\n");
+        return;
+    }
+    ck_assert_int_eq(chmod(sdir, 0755), 0);
+    const uid_t user = 4242, owner = 65534; /* nobody owns the setuid copy */
+    const gid_t group = 4242;
+
+    /* The probe: a setuid copy, and a plain copy as the control. */
+    char suid[PATH_MAX], plain[PATH_MAX], cmd[3 * PATH_MAX];
+    snprintf(suid, sizeof suid, "%s/probe-suid", sdir);
+    snprintf(plain, sizeof plain, "%s/probe-plain", sdir);
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s' && cp '%s' '%s'", self, suid, self, plain);
+    ck_assert_int_eq(system(cmd), 0);
+    ck_assert_int_eq(chown(suid, owner, owner), 0);
+    ck_assert_int_eq(chmod(suid, 04755), 0);
+    ck_assert_int_eq(chmod(plain, 0755), 0);
+
+    /* Hostile values, all of which would change something if read. */
+    char conf[PATH_MAX];
+    snprintf(conf, sizeof conf, "%s/hostile.conf", sdir);
+    const struct memasm_threshold_def *d = def0();
+    uint64_t v = legal(d, 9 << 20);
+    char text[256];
+    snprintf(text, sizeof text, "cpu = any\n%s = %llu\n", d->key, (unsigned long long)v);
+    int fd = open(conf, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    char e_conf[PATH_MAX + 16], e_isa[64], e_tun[128];
+    snprintf(e_conf, sizeof e_conf, "MEMASM_CONFIG=%s", conf);
+    snprintf(e_isa, sizeof e_isa, "MEMASM_ISA=%s", memasm_isa_names[0]);
+    snprintf(e_tun, sizeof e_tun, "MEMASM_TUNABLES=isa=%s:bogus==1", memasm_isa_names[0]);
+    char e_dbg[] = "MEMASM_DEBUG=1";
+    char *env[] = {e_conf, e_isa, e_dbg, NULL};
+    char *env_bad[] = {e_conf, e_tun, e_dbg, NULL};
+
+    /* Watch the configuration file for opens. */
+    int in = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+    ck_assert_int_ge(in, 0);
+    ck_assert_int_ge(inotify_add_watch(in, conf, IN_OPEN | IN_ACCESS), 0);
+    char ev[4096];
+
+    /* Control: without setuid the same environment is applied and the file
+     * is opened, so the checks below can see a failure. */
+    struct run r;
+    run_probe(plain, env, user, group, &r);
+    ck_assert_int_eq(probe_int(&r, "secure"), 0);
+    ck_assert_uint_eq(probe_value(&r, d->key, NULL), v);
+    ck_assert_int_eq(probe_int(&r, "isa_cap"), 0);
+    ck_assert_int_gt(read(in, ev, sizeof ev), 0);
+
+    /* Setuid: AT_SECURE, nothing applied, nothing printed, not opened. */
+    uint64_t dv[MEMASM_THR_COUNT];
+    defaults(dv);
+    char *const *envs[] = {env, env_bad};
+    for (int k = 0; k < 2; k++) {
+        run_probe(suid, envs[k], user, group, &r);
+        ck_assert_int_eq(probe_int(&r, "secure"), 1);
+        ck_assert_str_eq(r.err, "");
+        ck_assert_uint_eq(probe_value(&r, d->key, NULL), dv[d->index]);
+        ck_assert_int_eq(probe_int(&r, "isa_cap"), memasm_isa_cpu());
+        errno = 0;
+        ck_assert_msg(read(in, ev, sizeof ev) < 0 && errno == EAGAIN,
+                      "the configuration file was opened in a secure-execution process");
+    }
+    close(in);
+    if (strcmp(sdir, dir) != 0) {
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", sdir);
+        ck_assert_int_eq(system(cmd), 0);
+    }
+}
+END_TEST
+
+/* ---- main --------------------------------------------------------------- */
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("config");
+    TCase *t = tcase_create("parser");
+    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_set_timeout(t, 30);
+    tcase_add_test(t, every_key_is_listed);
+    tcase_add_test(t, inline_bad);
+    tcase_add_test(t, inline_too_long);
+    tcase_add_test(t, file_not_a_regular_file);
+    tcase_add_test(t, file_bad_content);
+    tcase_add_test(t, file_fingerprint);
+    tcase_add_test(t, file_and_inline_all_or_nothing);
+    tcase_add_test(t, out_of_range_and_order);
+    tcase_add_test(t, every_key_applied);
+    tcase_add_test(t, inline_overrides_file_and_repeats_overwrite);
+    tcase_add_test(t, numbers);
+    tcase_add_test(t, isa_only_narrows);
+    tcase_add_test(t, round_trip);
+    tcase_add_test(t, debug_output);
+    tcase_add_test(t, growing_file);
+    tcase_add_test(t, constructor_reads_environment);
+    tcase_add_test(t, secure_execution_ignores_everything);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 2 && strcmp(argv[1], "--probe") == 0)
+        return probe();
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0) {
+        fprintf(stderr, "test_config: cannot find /proc/self/exe\n");
+        return 99;
+    }
+    self[n] = '\0';
+    /* The suite sets the environment per test; start from none. */
+    unsetenv("MEMASM_CONFIG");
+    unsetenv("MEMASM_TUNABLES");
+    unsetenv("MEMASM_ISA");
+    unsetenv("MEMASM_DEBUG");
+    SRunner *r = srunner_create(suite());
+    srunner_run_all(r, CK_NORMAL);
+    int failed = srunner_ntests_failed(r);
+    srunner_free(r);
+    return failed ? 1 : 0;
+}
