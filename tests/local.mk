@@ -1,3 +1,114 @@
 # tests/local.mk -- test suites, included from Makefile.am.
+#
+# Check programs (linked with libmemasm statically, so they run under
+# qemu-user with no libtool wrapper):
+#   tests/test_conform    every kernel against a byte-loop reference,
+#                         default thresholds, plus one 64 MiB call each
+#   tests/test_profiles   the same under every threshold profile
+#   tests/test_abi        every kernel through the ABI checker
+#   tests/test_abi_broken the checker catches a deliberately broken kernel
+#   tests/test_dispatch   caps, forcing, threads from start-up on
+#   tests/dispatch-env.sh MEMASM_ISA from the environment
+# On a cross build every test runs under $(TEST_EMULATOR) with CK_FORK=no
+# (tests/run-test.sh); on riscv64 the whole set runs five times: without V
+# and with V at VLEN 128, 256, 512 and 1024.
 
 include tests/config.mk
+
+EXTRA_DIST += tests/run-test.sh tests/dispatch-env.sh
+
+TEST_EXTENSIONS = .sh .rvnov .rvv128 .rvv256 .rvv512 .rvv1024
+AM_TESTS_ENVIRONMENT = TEST_EMULATOR='$(TEST_EMULATOR)'; export TEST_EMULATOR;
+
+if HAVE_CHECK
+
+# Shared machinery and the ABI trampoline of this architecture.
+check_LTLIBRARIES += tests/libmemasm-test.la tests/libmemasm-broken.la
+tests_libmemasm_test_la_SOURCES = tests/harness.c tests/harness.h tests/abi/abi.h \
+	tests/abi_common.h
+tests_libmemasm_test_la_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_libmemasm_broken_la_SOURCES =
+if HOST_X86_64
+tests_libmemasm_test_la_SOURCES += tests/abi/x86_64.asm
+tests_libmemasm_broken_la_SOURCES += tests/abi/broken-x86_64.asm
+endif
+if HOST_AARCH64
+tests_libmemasm_test_la_SOURCES += tests/abi/aarch64.S
+tests_libmemasm_broken_la_SOURCES += tests/abi/broken-aarch64.S
+endif
+if HOST_RISCV64
+tests_libmemasm_test_la_SOURCES += tests/abi/riscv64.S
+tests_libmemasm_broken_la_SOURCES += tests/abi/broken-riscv64.S
+endif
+
+memasm_test_progs = tests/test_conform tests/test_profiles tests/test_abi \
+	tests/test_abi_broken tests/test_dispatch
+check_PROGRAMS += $(memasm_test_progs)
+
+memasm_test_cflags = $(AM_CFLAGS) $(CHECK_CFLAGS) -pthread
+memasm_test_ldflags = -static -pthread
+memasm_test_ldadd = tests/libmemasm-test.la libmemasm.la $(CHECK_LIBS)
+
+tests_test_conform_SOURCES = tests/conform.c
+tests_test_conform_CFLAGS = $(memasm_test_cflags)
+tests_test_conform_LDFLAGS = $(memasm_test_ldflags)
+tests_test_conform_LDADD = $(memasm_test_ldadd)
+
+tests_test_profiles_SOURCES = tests/conform.c
+tests_test_profiles_CPPFLAGS = $(AM_CPPFLAGS) -DT_PROFILES
+tests_test_profiles_CFLAGS = $(memasm_test_cflags)
+tests_test_profiles_LDFLAGS = $(memasm_test_ldflags)
+tests_test_profiles_LDADD = $(memasm_test_ldadd)
+
+tests_test_abi_SOURCES = tests/test_abi.c
+tests_test_abi_CFLAGS = $(memasm_test_cflags)
+tests_test_abi_LDFLAGS = $(memasm_test_ldflags)
+tests_test_abi_LDADD = $(memasm_test_ldadd)
+
+tests_test_abi_broken_SOURCES = tests/test_abi_broken.c
+tests_test_abi_broken_CFLAGS = $(memasm_test_cflags)
+tests_test_abi_broken_LDFLAGS = $(memasm_test_ldflags)
+tests_test_abi_broken_LDADD = tests/libmemasm-broken.la $(memasm_test_ldadd)
+
+tests_test_dispatch_SOURCES = tests/test_dispatch.c
+tests_test_dispatch_CFLAGS = $(memasm_test_cflags)
+tests_test_dispatch_LDFLAGS = $(memasm_test_ldflags)
+tests_test_dispatch_LDADD = $(memasm_test_ldadd)
+
+memasm_tests = $(memasm_test_progs) tests/dispatch-env.sh
+
+if TESTS_EMULATED
+LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/run-test.sh
+SH_LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/run-test.sh
+if HOST_RISCV64
+# Five emulated CPUs, each a separate run with its own logs
+# (tests/<name>.<config>.log); the stubs only carry the name.
+RVNOV_LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/run-test.sh rv64
+RVV128_LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/run-test.sh rv64,v=true,vlen=128
+RVV256_LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/run-test.sh rv64,v=true,vlen=256
+RVV512_LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/run-test.sh rv64,v=true,vlen=512
+RVV1024_LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/run-test.sh rv64,v=true,vlen=1024
+memasm_rv_base = $(memasm_test_progs) tests/dispatch-env
+memasm_rv_stubs = $(memasm_rv_base:=.rvnov) $(memasm_rv_base:=.rvv128) \
+	$(memasm_rv_base:=.rvv256) $(memasm_rv_base:=.rvv512) $(memasm_rv_base:=.rvv1024)
+TESTS += $(memasm_rv_stubs)
+CLEANFILES += $(memasm_rv_stubs)
+$(memasm_rv_stubs):
+	$(AM_V_GEN)$(MKDIR_P) tests && echo '# stub: tests/run-test.sh runs the test of this name under qemu-riscv64' > $@
+else !HOST_RISCV64
+TESTS += $(memasm_tests)
+endif !HOST_RISCV64
+else !TESTS_EMULATED
+SH_LOG_COMPILER = $(SHELL)
+TESTS += $(memasm_tests)
+endif !TESTS_EMULATED
+
+else !HAVE_CHECK
+
+check-local:
+	@echo "make check: the unit-test framework Check was not found when configure ran." >&2; \
+	echo "Install the package 'check' (Debian: apt-get install check, or ./bootstrap)" >&2; \
+	echo "and run configure again (--with-check=DIR for a private prefix)." >&2; \
+	exit 1
+
+endif !HAVE_CHECK

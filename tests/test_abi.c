@@ -1,0 +1,147 @@
+/*
+ * test_abi.c -- every usable kernel called through the ABI checker
+ * (tests/abi/abi.h) under every threshold profile of harness.c.
+ *
+ * Each call gets fresh random seeds for the callee-saved registers; memset's
+ * int argument carries junk in the upper 32 bits of its register; on x86_64
+ * the upper YMM/ZMM state is checked where the CPU can report it, on riscv64
+ * vtype is left invalid before each call where V exists.  Besides the
+ * checker's verdict every call's result is checked too (return value, the
+ * bytes), so a kernel that misreads a junk-laden argument fails here.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "abi_common.h"
+#include "harness.h"
+
+#define AREA ((size_t)3 << 20)
+
+static const size_t sizes[] = {
+    0,    1,    2,    3,    4,    5,    6,    7,    8,    9,    11,   15,   16,   17,    24,
+    31,   32,   33,   47,   48,   63,   64,   65,   96,   127,  128,  129,  192,  255,   256,
+    257,  511,  512,  513,  1000, 1023, 1024, 1025, 2047, 2048, 4095, 4096, 4097, 8193, 16384,
+    65539, 262145, (1u << 20) + 3,
+};
+
+static t_profile profiles[T_MAX_PROFILES];
+static int nprofiles;
+static t_arena area;
+static unsigned char *exp_buf;
+static unsigned abi_fl;
+
+static void call_checked(const memasm_kernel_desc *k, const char *profile, t_rng *r,
+                         uint64_t a0, uint64_t a1, uint64_t a2, const char *what,
+                         unsigned char *lo, size_t span, unsigned long *count)
+{
+    uint64_t seeds[MEMASM_ABI_NSEEDS];
+    for (int i = 0; i < MEMASM_ABI_NSEEDS; i++)
+        seeds[i] = t_rand(r);
+    uint64_t ret = 0;
+    volatile int code = -1;
+    t_call c = {k->name, what, (size_t)a2, (unsigned)(a0 & 63),
+                k->op == MEMASM_OP_MEMSET ? 0 : (unsigned)(a1 & 63), profile};
+    T_GUARDED(&c, code = memasm_abi_call(k->fn, a0, a1, a2, seeds, abi_fl, &ret));
+    if (code != 0)
+        ck_abort_msg("ABI checker: %s (code 0x%x): %s", abi_code_str(code), (unsigned)code,
+                     t_call_str(&c));
+    if (ret != a0)
+        ck_abort_msg("%s: returned 0x%llx, expected dst 0x%llx", t_call_str(&c),
+                     (unsigned long long)ret, (unsigned long long)a0);
+    size_t i = t_diff(lo, exp_buf, span);
+    if (i != span)
+        ck_abort_msg("%s: byte dst%+ld is 0x%02x, expected 0x%02x", t_call_str(&c),
+                     (long)((lo + i) - (unsigned char *)(uintptr_t)a0), lo[i], exp_buf[i]);
+    (*count)++;
+}
+
+START_TEST(abi_kernel)
+{
+    size_t nk = memasm_kernel_count();
+    int pi = (int)((size_t)_i / nk);
+    size_t ki = (size_t)_i % nk;
+    memasm_kernel_desc k;
+    ck_assert(memasm_kernel_info(ki, &k) == 0);
+    if (!k.usable) {
+        if (pi == 0)
+            printf("%-20s SKIPPED: this CPU cannot run ISA level %s\n", k.name, k.isa);
+        return;
+    }
+    const t_profile *p = &profiles[pi];
+    if (!p->ops[k.op])
+        return;
+    t_fault_install();
+    if (!area.base) {
+        t_arena_new(&area, AREA);
+        exp_buf = malloc(AREA);
+        ck_assert(exp_buf != NULL);
+    }
+    t_profile_apply(p);
+    t_rng r;
+    t_rng_init(&r, 0xab1000 + (uint64_t)_i);
+    unsigned long count = 0;
+    unsigned char *base = area.base;
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+        size_t n = sizes[si];
+        for (int rep = 0; rep < 4; rep++) {
+            size_t da = (size_t)t_below(&r, 64), sa = (size_t)t_below(&r, 64);
+            /* span: [lo, lo + span) holds everything this call may touch
+             * plus 64 bytes either side. */
+            unsigned char *lo = base + 64;
+            size_t span = 64 + 2 * n + 256 + 64;
+            t_fill(&r, lo - 64, span);
+            unsigned char *d, *s;
+            const char *what;
+            if (k.op == MEMASM_OP_MEMSET) {
+                d = lo + 64 + da;
+                memcpy(exp_buf, lo - 64, span);
+                uint32_t c = (uint32_t)t_rand(&r);
+                uint64_t junk = t_rand(&r) << 32;
+                t_ref_set(exp_buf + (d - (lo - 64)), (int)c, n);
+                call_checked(&k, p->name, &r, (uintptr_t)d, junk | c, n,
+                             "memset with junk in bits 32..63 of c", lo - 64, span, &count);
+                continue;
+            }
+            if (k.op == MEMASM_OP_MEMMOVE && rep >= 2 && n > 0) {
+                size_t dist = 1 + (size_t)t_below(&r, n);
+                d = rep == 2 ? lo + 64 + dist : lo + 64;
+                s = rep == 2 ? lo + 64 : lo + 64 + dist;
+                what = rep == 2 ? "overlap forward" : "overlap backward";
+            } else {
+                d = lo + 64 + da;
+                s = lo + 64 + n + 64 + sa;
+                what = "copy";
+            }
+            memcpy(exp_buf, lo - 64, span);
+            t_ref_move(exp_buf + (d - (lo - 64)), exp_buf + (s - (lo - 64)), n);
+            call_checked(&k, p->name, &r, (uintptr_t)d, (uintptr_t)s, n, what, lo - 64, span,
+                         &count);
+        }
+    }
+    printf("%-20s [%s]: %lu calls through the ABI checker, all clean\n", k.name, p->name, count);
+    fflush(stdout);
+    memasm_threshold_reset();
+}
+END_TEST
+
+int main(void)
+{
+    t_seed();
+    t_print_kernels();
+    abi_fl = abi_flags();
+    abi_print_flags(abi_fl);
+    nprofiles = t_profiles(profiles, T_MAX_PROFILES);
+    Suite *s = suite_create("abi");
+    TCase *tc = tcase_create("kernels");
+    tcase_set_timeout(tc, 600);
+    tcase_add_loop_test(tc, abi_kernel, 0, (int)((size_t)nprofiles * memasm_kernel_count()));
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
