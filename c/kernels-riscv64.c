@@ -4,6 +4,12 @@
  * The dispatcher, the tests, the benchmark and the tuner all iterate this
  * list: a kernel added here is chosen, tested and measured with no further
  * change.  Levels: 0 scalar (RV64GC), 1 rvv (RVV 1.0, VLEN-agnostic).
+ *
+ * The *_scalar_misaligned kernels load misaligned words where the others
+ * compose them from aligned loads; they need MEMASM_F_RV_MISALIGNED_FAST
+ * (riscv_hwprobe says misaligned scalar accesses are fast) and are listed
+ * before the aligned ones of the same level, because the dispatcher takes
+ * the first usable kernel among equal levels.
  */
 #include "config.h"
 
@@ -13,6 +19,8 @@
 #define SET(sym) void *sym(void *, int, size_t) MEMASM_HIDDEN
 COPY(memasm_k_memcpy_scalar);
 COPY(memasm_k_memmove_scalar);
+COPY(memasm_k_memcpy_scalar_misaligned);
+COPY(memasm_k_memmove_scalar_misaligned);
 SET(memasm_k_memset_scalar);
 COPY(memasm_k_memcpy_rvv);
 COPY(memasm_k_memmove_rvv);
@@ -24,6 +32,8 @@ const int memasm_isa_names_count = 2;
 #define K(name, op, level, req) {#name, op, level, req, (void (*)(void))memasm_k_##name}
 
 const struct memasm_kernel memasm_kernels[] = {
+    K(memcpy_scalar_misaligned, MEMASM_OP_MEMCPY, 0, MEMASM_F_RV_MISALIGNED_FAST),
+    K(memmove_scalar_misaligned, MEMASM_OP_MEMMOVE, 0, MEMASM_F_RV_MISALIGNED_FAST),
     K(memcpy_scalar, MEMASM_OP_MEMCPY, 0, 0),
     K(memmove_scalar, MEMASM_OP_MEMMOVE, 0, 0),
     K(memset_scalar, MEMASM_OP_MEMSET, 0, 0),
