@@ -504,6 +504,18 @@ static int merge(struct cfg *c, uint64_t v[MEMASM_THR_COUNT])
     for (int i = 0; i < MEMASM_THR_COUNT; i++)
         if (c->thr_src[i])
             v[i] = c->thr[i];
+    /* A window bound the configuration does not name follows the one it
+     * does (memasm_threshold_set does the same): a window end below the
+     * default start empties the window rather than being refused. */
+    static const int windows[][2] = {
+        {MEMASM_THR_MEMCPY_ERMS_MIN, MEMASM_THR_MEMCPY_ERMS_MAX},
+        {MEMASM_THR_MEMSET_ERMS_MIN, MEMASM_THR_MEMSET_ERMS_MAX},
+    };
+    for (size_t w = 0; w < sizeof windows / sizeof windows[0]; w++) {
+        int lo = windows[w][0], hi = windows[w][1];
+        if (c->thr_src[hi] && !c->thr_src[lo] && v[lo] > v[hi])
+            v[lo] = v[hi];
+    }
     memasm_threshold_sanitize(v);
     for (size_t j = 0; j < memasm_threshold_defs_count; j++) {
         const struct memasm_threshold_def *d = &memasm_threshold_defs[j];

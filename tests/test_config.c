@@ -398,6 +398,19 @@ START_TEST(out_of_range_and_order)
         snprintf(s, sizeof s, "%s=%llu:%s=%llu", lo->key, (unsigned long long)a, hi->key,
                  (unsigned long long)b);
         REFUSED(NULL, s, "ordering constraint");
+        /* One bound alone: the other follows. */
+        snprintf(s, sizeof s, "%s=%llu", hi->key, (unsigned long long)b);
+        uint64_t out[MEMASM_THR_COUNT];
+        char problem[320];
+        ck_assert_msg(memasm_config_try(s, strlen(s), MEMASM_SRC_INLINE, out, problem,
+                                        sizeof problem) == 0, "%s", problem);
+        ck_assert_uint_eq(out[hi->index], b);
+        ck_assert_uint_le(out[lo->index], b);
+        snprintf(s, sizeof s, "%s=%llu", lo->key, (unsigned long long)a);
+        ck_assert_msg(memasm_config_try(s, strlen(s), MEMASM_SRC_INLINE, out, problem,
+                                        sizeof problem) == 0, "%s", problem);
+        ck_assert_uint_eq(out[lo->index], a);
+        ck_assert_uint_ge(out[hi->index], a);
     }
 }
 END_TEST
