@@ -43,18 +43,28 @@ static uint64_t thr_slots[SLOTS][MEMASM_THR_COUNT];
 static unsigned thr_next;
 
 #if defined(__x86_64__)
+/*
+ * Legal ranges (asm/x86_64/memmove.inc, memset.inc): the kernels look at
+ * the thresholds only above 8 vectors (> 128 bytes for SSE2), so any
+ * erms_min/erms_max is safe: the rep movsb/stosb path stores 64 bytes with
+ * vectors, aligns dst and hands the rest (>= 65 bytes) to rep.  The
+ * non-temporal paths store the first 64 and the last 256 bytes with
+ * ordinary stores and need at least one 256-byte block in between: nt_min
+ * is at least 512, so forcing it low in the tests runs the path on every
+ * size from 512 up.
+ */
 const struct memasm_threshold_def memasm_threshold_defs[] = {
     {"memcpy.erms_min", MEMASM_THR_MEMCPY_ERMS_MIN, 0, NEVER,
      "memcpy/memmove: rep movsb from this size (window start)"},
     {"memcpy.erms_max", MEMASM_THR_MEMCPY_ERMS_MAX, 0, NEVER,
      "memcpy/memmove: rep movsb below this size (window end)"},
-    {"memcpy.nt_min", MEMASM_THR_MEMCPY_NT_MIN, 0, NEVER,
+    {"memcpy.nt_min", MEMASM_THR_MEMCPY_NT_MIN, 512, NEVER,
      "memcpy/memmove: non-temporal stores from this size (no overlap)"},
     {"memset.erms_min", MEMASM_THR_MEMSET_ERMS_MIN, 0, NEVER,
      "memset: rep stosb from this size (window start)"},
     {"memset.erms_max", MEMASM_THR_MEMSET_ERMS_MAX, 0, NEVER,
      "memset: rep stosb below this size (window end)"},
-    {"memset.nt_min", MEMASM_THR_MEMSET_NT_MIN, 0, NEVER,
+    {"memset.nt_min", MEMASM_THR_MEMSET_NT_MIN, 512, NEVER,
      "memset: non-temporal stores from this size"},
 };
 #elif defined(__aarch64__)
