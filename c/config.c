@@ -199,8 +199,10 @@ static int is_space(char ch)
 
 static void trim(const char **p, size_t *n)
 {
-    while (*n && is_space(**p))
-        (*p)++, (*n)--;
+    while (*n && is_space(**p)) {
+        (*p)++;
+        (*n)--;
+    }
     while (*n && is_space((*p)[*n - 1]))
         (*n)--;
 }
@@ -774,8 +776,10 @@ size_t memasm_config_write(char *buf, size_t cap, const char *writer)
                 const char *p;
                 size_t n;
                 trimmed_vendor(cpu, &p, &n);
-                if (n == 0)
-                    p = "unknown", n = 7;
+                if (n == 0) {
+                    p = "unknown";
+                    n = 7;
+                }
                 for (size_t i = 0; i < n; i++) {
                     char ch = p[i] == '#' || p[i] == '=' || p[i] == ':' ? '_' : p[i];
                     m_bad(&lm, &ch, 1);
