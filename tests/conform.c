@@ -290,6 +290,26 @@ static void whole_arena(ctx *c, const char *phase)
                      c->k.name, c->profile, (unsigned long long)t_seed(), phase, i, arena_size);
 }
 
+/* Stray writes near the places the calls of length n used (both ends of
+ * the arena, 4 KiB beyond the largest window), checked after each length
+ * before later calls could restore them away. */
+static void near_windows(ctx *c, size_t n)
+{
+    size_t zone = 2 * n + ROOM + 64 + 4096;
+    if (zone > arena_size / 2)
+        zone = arena_size / 2;
+    size_t i = t_diff(dst_a.base, pat_a.base, zone);
+    if (i == zone) {
+        i = t_diff(dst_a.base + arena_size - zone, pat_a.base + arena_size - zone, zone);
+        if (i == zone)
+            return;
+        i += arena_size - zone;
+    }
+    ck_abort_msg("kernel %s, thresholds %s, seed %llu: after the calls with n=%zu, byte at arena "
+                 "offset %zu was changed (a write outside the destination and its canaries)",
+                 c->k.name, c->profile, (unsigned long long)t_seed(), n, i);
+}
+
 /* ---- one kernel ---------------------------------------------------------- */
 
 static void run_kernel(ctx *c)
@@ -354,6 +374,7 @@ static void run_kernel(ctx *c)
                 }
             }
         }
+        near_windows(c, n);
     }
     whole_arena(c, "the lengths up to 1024");
 
@@ -374,6 +395,7 @@ static void run_kernel(ctx *c)
                 overlap_at(c, n, dists[i], 1, (int)t_below(&c->rng, 3));
                 overlap_at(c, n, dists[(i + 1) % 3], 0, (int)t_below(&c->rng, 3));
             }
+            near_windows(c, n);
         }
     }
     whole_arena(c, "the doubling lengths");
