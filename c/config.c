@@ -43,7 +43,7 @@
 #define FILE_ENTRIES_MAX 1024 /* key = value lines in a file */
 #define INLINE_ENTRIES_MAX 64 /* entries in MEMASM_TUNABLES  */
 #define NAME_MAX_LEN 15       /* cpu.arch, cpu.vendor values */
-#define PROBLEM_MAX 320
+#define PROBLEM_MAX 480 /* fits memasm_diag()'s line with its prefix */
 
 /* Every key of every architecture (one file format everywhere). */
 const char *const memasm_config_all_keys[] = {
@@ -105,10 +105,10 @@ static void m_str(struct msg *m, const char *s)
     m_raw(m, s, strlen(s));
 }
 
-/* Untrusted text: at most 48 bytes, control and non-ASCII bytes as '?'. */
-static void m_bad(struct msg *m, const char *s, size_t n)
+/* Untrusted text: at most max bytes, control and non-ASCII bytes as '?'. */
+static void m_untrusted(struct msg *m, const char *s, size_t n, size_t max)
 {
-    size_t limit = n > 48 ? 48 : n;
+    size_t limit = n > max ? max : n;
     for (size_t i = 0; i < limit; i++) {
         unsigned char ch = (unsigned char)s[i];
         char c = ch < 0x20 || ch > 0x7e ? '?' : (char)ch;
@@ -116,6 +116,12 @@ static void m_bad(struct msg *m, const char *s, size_t n)
     }
     if (limit < n)
         m_str(m, "...");
+}
+
+/* An untrusted token: at most 48 bytes. */
+static void m_bad(struct msg *m, const char *s, size_t n)
+{
+    m_untrusted(m, s, n, 48);
 }
 
 static void m_num(struct msg *m, uint64_t v)
@@ -159,7 +165,7 @@ static void fail_at(struct cfg *c, struct msg *m, int source, unsigned line)
         m->buf[0] = '\0';
     if (source == MEMASM_SRC_FILE) {
         m_str(m, "MEMASM_CONFIG ");
-        m_bad(m, c->path ? c->path : "(text)", c->path ? c->path_len : 6);
+        m_untrusted(m, c->path ? c->path : "(text)", c->path ? c->path_len : 6, 160);
         if (line) {
             m_str(m, ":");
             m_num(m, line);

@@ -600,6 +600,13 @@ static int probe(void)
 {
     printf("secure=%lu\n", getauxval(AT_SECURE));
     printf("isa_cap=%d\n", memasm_isa_cap());
+    int top = 0; /* highest level among the kernels in use */
+    for (int op = 0; op < MEMASM_OP_COUNT; op++) {
+        long k = memasm_kernel_find(memasm_kernel_current((memasm_op)op));
+        if (k >= 0 && memasm_kernels[k].level > top)
+            top = memasm_kernels[k].level;
+    }
+    printf("kernel_level=%d\n", top);
     for (size_t i = 0; i < memasm_threshold_defs_count; i++) {
         const struct memasm_threshold_def *d = &memasm_threshold_defs[i];
         printf("%s=%llu %d\n", d->key, (unsigned long long)memasm_thr[d->index],
@@ -720,6 +727,7 @@ START_TEST(constructor_reads_environment)
     run_probe(self, env3, (uid_t)-1, 0, &r);
     ck_assert_str_eq(r.err, "");
     ck_assert_int_eq(probe_int(&r, "isa_cap"), 0);
+    ck_assert_int_eq(probe_int(&r, "kernel_level"), 0); /* chosen after the configuration */
 
     /* MEMASM_DEBUG=1 is the only way to get more than problems. */
     char dbg[] = "MEMASM_DEBUG=1";
