@@ -110,13 +110,42 @@ void memasm_threshold_defaults(uint64_t out[MEMASM_THR_COUNT])
     out[MEMASM_THR_MEMCPY_NT_MIN] = nt;
     out[MEMASM_THR_MEMSET_NT_MIN] = nt;
 #if defined(__x86_64__)
-    if (c->features & MEMASM_F_X86_ERMS) {
-        /* rep movsb/stosb window: placeholder until measured per machine;
-         * the tuner refines it. */
-        out[MEMASM_THR_MEMCPY_ERMS_MIN] = 2 * MIB;
-        out[MEMASM_THR_MEMCPY_ERMS_MAX] = nt;
-        out[MEMASM_THR_MEMSET_ERMS_MIN] = 2 * MIB;
-        out[MEMASM_THR_MEMSET_ERMS_MAX] = nt;
+    {
+        /*
+         * Measured on AMD Zen 5 (48 KiB L1d, 1 MiB L2, L3 reported as
+         * 508 MiB for the whole package), asm/x86_64/README.md has the
+         * figures.  Unknown sizes fall back to 48 KiB / 1 MiB / 32 MiB.
+         *
+         * memcpy: the 4xVEC loop runs 1.5-1.8x glibc while source and
+         * destination fit in L1d together (2n <= L1d) and drops to half of
+         * rep movsb's rate right after; rep movsb stays ahead of glibc
+         * (which leaves it above L2 on AMD) up to 64 MiB hot.  So the
+         * window opens at 9/16 L1d (27 KiB here, just past 2n = L1d).
+         * FSRM did not make rep movsb win below that (0.93-1.0x glibc at
+         * 2-24 KiB against 1.5-1.7x for the loop), so it does not lower
+         * erms_min.  Non-temporal stores win only on cold copies much larger
+         * than one core's share of L3 (1.31x glibc at 64 MiB cold, below
+         * rep movsb when hot); the L3 that big AMD parts report is shared
+         * by up to 8 core complexes, so one eighth of it, and at least
+         * 16 x L2: 63.5 MiB here.
+         *
+         * memset: the 4xVEC loop wins (1.45-1.75x) up to half of L2 and
+         * falls behind rep stosb at the L2 size; rep stosb from 3/4 L2,
+         * non-temporal stores from 8 x L2 (8 MiB here, ~1.0x glibc, where
+         * rep stosb measured 0.6-0.9x).
+         */
+        uint64_t l1 = c->l1d ? c->l1d : 48 * KIB;
+        uint64_t l2 = c->l2 ? c->l2 : 1 * MIB;
+        uint64_t l3 = c->l3 ? c->l3 : 32 * MIB;
+        uint64_t cpy_nt = l3 / 8 > 16 * l2 ? l3 / 8 : 16 * l2;
+        out[MEMASM_THR_MEMCPY_NT_MIN] = cpy_nt;
+        out[MEMASM_THR_MEMSET_NT_MIN] = 8 * l2;
+        if (c->features & MEMASM_F_X86_ERMS) {
+            out[MEMASM_THR_MEMCPY_ERMS_MIN] = l1 / 16 * 9;
+            out[MEMASM_THR_MEMCPY_ERMS_MAX] = cpy_nt;
+            out[MEMASM_THR_MEMSET_ERMS_MIN] = l2 / 4 * 3;
+            out[MEMASM_THR_MEMSET_ERMS_MAX] = 8 * l2;
+        }
     }
 #elif defined(__aarch64__)
     /* dc zva: from 4 blocks (at least 256 bytes), so the aligned head and
