@@ -85,6 +85,14 @@ const struct memasm_threshold_def memasm_threshold_defs[] = {
      "memset of zero: dc zva whole blocks from this size (before memset.nt_min)"},
 };
 #elif defined(__riscv)
+/*
+ * riscv64: the RVV kernels compare n against these once per call and
+ * tail-call the scalar kernel below them.  Every value is safe: 0 sends
+ * every size (n = 0 included: a pass with vl = 0 touches nothing) to the
+ * vector loop, NEVER none.  Default 64 (thr_static), where the brpc seed
+ * measured vector set-up to start paying on an SG2044 (VLEN 128); the tuner
+ * owns the value.  See asm/riscv64/README.md.
+ */
 const struct memasm_threshold_def memasm_threshold_defs[] = {
     {"memcpy.rvv_min", MEMASM_THR_MEMCPY_RVV_MIN, 0, NEVER,
      "memcpy/memmove (rvv kernels): vector loop from this size, scalar below"},
