@@ -807,11 +807,18 @@ START_TEST(secure_execution_ignores_everything)
     char e_dbg[] = "MEMASM_DEBUG=1";
     char *env[] = {e_conf, e_isa, e_dbg, NULL};
     char *env_bad[] = {e_conf, e_tun, e_dbg, NULL};
+    /* A FIFO: opening it (without O_NONBLOCK) would block the probe. */
+    char fifo[PATH_MAX], e_fifo[PATH_MAX + 16];
+    snprintf(fifo, sizeof fifo, "%s/hostile.fifo", sdir);
+    ck_assert_int_eq(mkfifo(fifo, 0666), 0);
+    snprintf(e_fifo, sizeof e_fifo, "MEMASM_CONFIG=%s", fifo);
+    char *env_fifo[] = {e_fifo, e_tun, NULL};
 
     /* Watch the configuration file for opens. */
     int in = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
     ck_assert_int_ge(in, 0);
     ck_assert_int_ge(inotify_add_watch(in, conf, IN_OPEN | IN_ACCESS), 0);
+    ck_assert_int_ge(inotify_add_watch(in, fifo, IN_OPEN | IN_ACCESS), 0);
     char ev[4096];
 
     /* Control: without setuid the same environment is applied and the file
@@ -826,8 +833,8 @@ START_TEST(secure_execution_ignores_everything)
     /* Setuid: AT_SECURE, nothing applied, nothing printed, not opened. */
     uint64_t dv[MEMASM_THR_COUNT];
     defaults(dv);
-    char *const *envs[] = {env, env_bad};
-    for (int k = 0; k < 2; k++) {
+    char *const *envs[] = {env, env_bad, env_fifo};
+    for (int k = 0; k < 3; k++) {
         run_probe(suid, envs[k], user, group, &r);
         ck_assert_int_eq(probe_int(&r, "secure"), 1);
         ck_assert_str_eq(r.err, "");
