@@ -5,6 +5,11 @@
  * list: a kernel added here is chosen, tested and measured with no further
  * change.  Levels: 0 sse2, 1 avx2, 2 avx512 (AVX-512 F+BW+VL, with the zmm
  * state enabled by the OS, as cpu_features reports it).
+ *
+ * The kernels are in asm/x86_64 (README.md there): memcpy_<isa> and
+ * memmove_<isa> are two symbols for one body, so memcpy tolerates overlap
+ * and self-copy; they are listed separately so each operation is chosen,
+ * tested and measured on its own.
  */
 #include "config.h"
 
