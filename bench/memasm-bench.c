@@ -35,8 +35,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
-#include <signal.h>
-#include <stdarg.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -248,6 +247,7 @@ static struct {
     int sweeps, mixes;  /* which kinds of workload               */
     size_t size_lo, size_hi;
     int pow2;
+    int sizes_given;
     int rounds;
     double min_time_us;
     int threads;
@@ -304,9 +304,9 @@ struct call {
  * the bytes it writes can be optimised away or moved across the clock.
  */
 __attribute__((noinline)) static uint64_t loop_copy(copy_fn fn, const struct call *calls, size_t len,
-                                                    size_t iters)
+                                                    size_t iters, size_t *pos)
 {
-    size_t j = 0;
+    size_t j = *pos;
     uint64_t t0 = now_ns();
     __asm__ volatile("" ::: "memory");
     for (size_t i = 0; i < iters; i++) {
@@ -316,12 +316,15 @@ __attribute__((noinline)) static uint64_t loop_copy(copy_fn fn, const struct cal
             j = 0;
     }
     __asm__ volatile("" ::: "memory");
-    return now_ns() - t0;
+    uint64_t t1 = now_ns();
+    *pos = j;
+    return t1 - t0;
 }
 
-__attribute__((noinline)) static uint64_t loop_set(set_fn fn, const struct call *calls, size_t len, size_t iters)
+__attribute__((noinline)) static uint64_t loop_set(set_fn fn, const struct call *calls, size_t len, size_t iters,
+                                                   size_t *pos)
 {
-    size_t j = 0;
+    size_t j = *pos;
     uint64_t t0 = now_ns();
     __asm__ volatile("" ::: "memory");
     for (size_t i = 0; i < iters; i++) {
@@ -331,7 +334,9 @@ __attribute__((noinline)) static uint64_t loop_set(set_fn fn, const struct call 
             j = 0;
     }
     __asm__ volatile("" ::: "memory");
-    return now_ns() - t0;
+    uint64_t t1 = now_ns();
+    *pos = j;
+    return t1 - t0;
 }
 
 /* ---- threads ------------------------------------------------------------ */
@@ -346,16 +351,37 @@ struct worker {
     size_t cold_len;
     struct call *calls;
     size_t ncalls, calls_cap;
+    size_t cursor;   /* cold runs: where the next sample starts in the table */
     uint64_t t0, t1; /* last sample, absolute times */
     int preempted;   /* the last sample was interrupted by the scheduler */
 };
 
 static struct worker *workers;
-static pthread_barrier_t bar_start, bar_end;
+/* Threads start a sample together: main bumps go_gen, the workers spin on
+ * it (a sleeping barrier would wake them tens of microseconds apart), and
+ * each counts itself into n_done when finished. */
+static atomic_uint go_gen;
+static atomic_int n_done, n_ready;
+
+static void spin_pause(unsigned *spins)
+{
+    if (++*spins < 100000) {
+#if defined(__x86_64__)
+        __builtin_ia32_pause();
+#elif defined(__aarch64__)
+        __asm__ volatile("yield");
+#else
+        __asm__ volatile("" ::: "memory");
+#endif
+    } else {
+        sched_yield(); /* more threads than CPUs, or a loaded machine */
+    }
+}
 static struct {
     enum op_kind op;
     const struct cand *cand;
     size_t iters;
+    int cold;
     int quit;
 } job;
 
@@ -381,17 +407,32 @@ static long preemptions(void)
     return ru.ru_nivcsw;
 }
 
+static void spin_pause(unsigned *spins);
+
 static void run_job(struct worker *w)
 {
+    if (opt.threads > 1) {
+        /* Rendezvous: nobody starts the clock until every thread is on a
+         * CPU and here, so the copies really run at the same time. */
+        unsigned spins = 0;
+        atomic_fetch_add_explicit(&n_ready, 1, memory_order_acq_rel);
+        while (atomic_load_explicit(&n_ready, memory_order_acquire) < opt.threads)
+            spin_pause(&spins);
+    }
+    /* Cold runs go on through the pool from where the last sample stopped,
+     * so no sample finds the slots the previous one left in the cache;
+     * the others start at the top, so every candidate makes the same calls. */
+    size_t pos = job.cold ? w->cursor : 0;
     long cs = preemptions();
     uint64_t t0 = now_ns();
     uint64_t dt;
     if (job.op == OP_MEMSET)
-        dt = loop_set(job.cand->set, w->calls, w->ncalls, job.iters);
+        dt = loop_set(job.cand->set, w->calls, w->ncalls, job.iters, &pos);
     else if (job.op == OP_MEMCPY)
-        dt = loop_copy(job.cand->cpy, w->calls, w->ncalls, job.iters);
+        dt = loop_copy(job.cand->cpy, w->calls, w->ncalls, job.iters, &pos);
     else
-        dt = loop_copy(job.cand->mov, w->calls, w->ncalls, job.iters);
+        dt = loop_copy(job.cand->mov, w->calls, w->ncalls, job.iters, &pos);
+    w->cursor = pos;
     w->t0 = t0;
     w->t1 = t0 + dt;
     w->preempted = preemptions() != cs;
@@ -405,21 +446,29 @@ static void *worker_main(void *arg)
     w->hot = map_bytes(w->hot_len);
     if (w->cold_len)
         w->cold = map_bytes(w->cold_len);
-    pthread_barrier_wait(&bar_end);
+    unsigned seen = atomic_load(&go_gen);
+    atomic_fetch_add_explicit(&n_done, 1, memory_order_release);
     for (;;) {
-        pthread_barrier_wait(&bar_start);
+        unsigned spins = 0, g;
+        while ((g = atomic_load_explicit(&go_gen, memory_order_acquire)) == seen)
+            spin_pause(&spins);
+        seen = g;
         if (job.quit)
             break;
         run_job(w);
-        pthread_barrier_wait(&bar_end);
+        atomic_fetch_add_explicit(&n_done, 1, memory_order_release);
     }
     return NULL;
 }
 
 /* Samples taken and samples thrown away because the scheduler took the CPU
- * away in the middle of one (several engineers share this machine). */
-static uint64_t n_samples, n_preempted;
-#define MAX_RETRIES 16
+ * away in the middle of one (several engineers share this machine).  Only
+ * short samples are taken again: a long one (a single copy of many MiB) is
+ * preempted nearly every time on a loaded machine, and one lost time slice
+ * matters less to it. */
+static uint64_t n_samples, n_preempted, n_kept_preempted;
+#define MAX_RETRIES 8
+#define RETRY_MAX_NS 5000000
 
 static uint64_t sample_once(const struct cand *c, enum op_kind op, size_t iters, int *preempted);
 
@@ -436,6 +485,10 @@ static uint64_t sample(const struct cand *c, enum op_kind op, size_t iters)
         n_samples++;
         if (!pre)
             break;
+        if (t > RETRY_MAX_NS || k == MAX_RETRIES) {
+            n_kept_preempted++;
+            break;
+        }
         n_preempted++;
     }
     return t;
@@ -451,9 +504,13 @@ static uint64_t sample_once(const struct cand *c, enum op_kind op, size_t iters,
         *preempted = workers[0].preempted;
         return workers[0].t1 - workers[0].t0;
     }
-    pthread_barrier_wait(&bar_start);
+    atomic_store(&n_done, 0);
+    atomic_store(&n_ready, 0);
+    atomic_fetch_add_explicit(&go_gen, 1, memory_order_release);
     run_job(&workers[0]);
-    pthread_barrier_wait(&bar_end);
+    unsigned spins = 0;
+    while (atomic_load_explicit(&n_done, memory_order_acquire) < opt.threads - 1)
+        spin_pause(&spins);
     uint64_t lo = UINT64_MAX, hi = 0;
     *preempted = 0;
     for (int i = 0; i < opt.threads; i++) {
@@ -463,6 +520,14 @@ static uint64_t sample_once(const struct cand *c, enum op_kind op, size_t iters,
         if (workers[i].t1 > hi)
             hi = workers[i].t1;
     }
+    /* Threads that did not start together did not copy at the same time:
+     * treat the sample like a preempted one. */
+    uint64_t t0_max = 0;
+    for (int i = 0; i < opt.threads; i++)
+        if (workers[i].t0 > t0_max)
+            t0_max = workers[i].t0;
+    if (t0_max - lo > (hi - lo) / 50)
+        *preempted = 1;
     return hi - lo;
 }
 
@@ -482,22 +547,23 @@ static void workers_start(size_t hot_len, size_t cold_len)
         workers[0].cold = map_bytes(cold_len);
     if (opt.threads == 1)
         return;
-    pthread_barrier_init(&bar_start, NULL, (unsigned)opt.threads);
-    pthread_barrier_init(&bar_end, NULL, (unsigned)opt.threads);
+    atomic_store(&n_done, 0);
     for (int i = 1; i < opt.threads; i++) {
         if (pthread_create(&workers[i].tid, NULL, worker_main, &workers[i]) != 0) {
             fprintf(stderr, "memasm-bench: cannot start thread %d\n", i);
             exit(1);
         }
     }
-    pthread_barrier_wait(&bar_end); /* everyone has mapped its buffers */
+    unsigned spins = 0; /* wait until everyone has mapped its buffers */
+    while (atomic_load_explicit(&n_done, memory_order_acquire) < opt.threads - 1)
+        spin_pause(&spins);
 }
 
 static void workers_stop(void)
 {
     if (opt.threads > 1) {
         job.quit = 1;
-        pthread_barrier_wait(&bar_start);
+        atomic_fetch_add_explicit(&go_gen, 1, memory_order_release);
         for (int i = 1; i < opt.threads; i++)
             pthread_join(workers[i].tid, NULL);
     }
@@ -631,23 +697,32 @@ static void build_calls(struct worker *w, const struct workload *wl, size_t n, u
         if (ncalls < nslots)
             ncalls = nslots;
     }
+    /* A varying table repeats one sequence of VARY_CALLS sizes and offsets,
+     * so any VARY_CALLS consecutive calls starting at a multiple of it make
+     * the same multiset of calls, whichever slots they land in. */
+    if (ncalls > 1)
+        ncalls = round_up(ncalls, VARY_CALLS);
+    struct { size_t sz; unsigned so, d_o, slide; } seq[VARY_CALLS];
+    for (size_t i = 0; i < VARY_CALLS; i++) {
+        seq[i].sz = n;
+        seq[i].so = seq[i].d_o = seq[i].slide = 0;
+        if (wl->mix) {
+            seq[i].sz = (size_t)bench_dist_sample(wl->op == OP_MEMSET ? &dist_memset_sizes : &dist_memcpy_sizes, &rng);
+            seq[i].so = bench_offset_with_align((unsigned)bench_dist_sample(&dist_src_align, &rng), &rng);
+            seq[i].d_o = bench_offset_with_align((unsigned)bench_dist_sample(&dist_dst_align, &rng), &rng);
+            /* hot: slide through an 8 KiB window, still L1-resident */
+            seq[i].slide = wl->cold ? 0 : 64 * (unsigned)bench_rng_below(&rng, 128);
+        } else if (wl->align == AL_RANDOM) {
+            seq[i].so = (unsigned)bench_rng_below(&rng, 64);
+            seq[i].d_o = (unsigned)bench_rng_below(&rng, 64);
+        }
+    }
     calls_reserve(w, ncalls);
     w->ncalls = ncalls;
     for (size_t i = 0; i < ncalls; i++) {
         unsigned char *base = wl->cold ? w->cold + perm[i % nslots] * fp : w->hot;
-        size_t sz = n;
-        unsigned so = 0, d_o = 0;
-        if (wl->mix) {
-            sz = (size_t)bench_dist_sample(wl->op == OP_MEMSET ? &dist_memset_sizes : &dist_memcpy_sizes, &rng);
-            so = bench_offset_with_align((unsigned)bench_dist_sample(&dist_src_align, &rng), &rng);
-            d_o = bench_offset_with_align((unsigned)bench_dist_sample(&dist_dst_align, &rng), &rng);
-            if (!wl->cold) /* slide through an 8 KiB window, still L1-resident */
-                base += 64 * bench_rng_below(&rng, 128);
-        } else if (wl->align == AL_RANDOM) {
-            so = (unsigned)bench_rng_below(&rng, 64);
-            d_o = (unsigned)bench_rng_below(&rng, 64);
-        }
-        place(&w->calls[i], base, sz, wl->op, wl->align, so, d_o);
+        size_t k = i % VARY_CALLS;
+        place(&w->calls[i], base + seq[k].slide, seq[k].sz, wl->op, wl->align, seq[k].so, seq[k].d_o);
     }
     free(perm);
 }
@@ -688,8 +763,11 @@ static void measure_point(int wi, size_t n, struct row *row)
         if (row->c[i].status == 0)
             idx[m++] = i;
     }
-    for (int t = 0; t < opt.threads; t++)
+    for (int t = 0; t < opt.threads; t++) {
         build_calls(&workers[t], wl, n, opt.seed);
+        workers[t].cursor = 0;
+    }
+    job.cold = wl->cold;
     double bytes = 0;
     for (size_t i = 0; i < workers[0].ncalls; i++)
         bytes += (double)workers[0].calls[i].n;
@@ -702,8 +780,13 @@ static void measure_point(int wi, size_t n, struct row *row)
     /* Calibrate on the reference (or the first measured candidate): grow
      * the batch until it lasts min_time; whole passes over varying tables. */
     int cal = row->c[ref_index].status == 0 ? ref_index : idx[0];
-    double target = opt.min_time_us * 1000.0;
-    size_t unit = workers[0].ncalls > 1 && (wl->mix || wl->align == AL_RANDOM) ? workers[0].ncalls : 1;
+    /* Cold samples are dominated by memory latency, which other cores and
+     * tenants disturb: they get five times the sample length. */
+    double target = opt.min_time_us * 1000.0 * (wl->cold ? 5 : 1);
+    /* A mix always runs whole periods of its sequence (see build_calls), so
+     * every sample has the same mean size; other tables just cycle (every
+     * candidate makes the same calls since they all use the same count). */
+    size_t unit = wl->mix ? VARY_CALLS : 1;
     size_t iters = unit;
     for (;;) {
         uint64_t t = sample(&cands[cal], wl->op, iters);
@@ -810,8 +893,8 @@ static void print_row(const struct workload *wl, const struct row *row)
         const struct cres *c = &row->c[i];
         if (c->status != 0 || isnan(c->ratio))
             printf(" %*s", col_width(i), c->status == 1 ? "n/a" : "-");
-        else
-            printf(" %*.3f", col_width(i), c->ratio);
+        else /* '?' flags a wide spread: quartiles more than 10% apart */
+            printf(" %*.3f%c", col_width(i) - 1, c->ratio, c->r_hi - c->r_lo > 0.10 * c->ratio ? '?' : ' ');
     }
     printf("\n");
     fflush(stdout);
@@ -1040,11 +1123,17 @@ static size_t llc_size(void)
     return v > 0 ? (size_t)v : 0;
 }
 
+/* Largest size of a cold sweep: what fits in the cache (beyond it hot and
+ * cold are the same), at most 1 MiB in the quick run, and small enough that
+ * the pool holds 16 slots. */
 static size_t cold_max_size(void)
 {
-    size_t llc = opt.llc ? opt.llc : (size_t)32 << 20;
-    size_t pool_bound = opt.cold_pool / 16;
-    return llc < pool_bound ? llc : pool_bound;
+    size_t m = opt.llc ? opt.llc : (size_t)8 << 20;
+    if (!opt.full && m > ((size_t)1 << 20))
+        m = (size_t)1 << 20;
+    if (m > opt.cold_pool / 16)
+        m = opt.cold_pool / 16;
+    return m;
 }
 
 static void print_header(void)
@@ -1075,9 +1164,9 @@ static void print_header(void)
     printf("\n");
     char b1[32], b2[32], b3[32];
     printf("method: %d rounds per point, candidates interleaved (order rotates each round), "
-           "samples >= %.0f us, median; clock CLOCK_MONOTONIC; seed %#llx; threads %d; pin %s\n",
+           "samples >= %.0f us (cold x5), median; clock CLOCK_MONOTONIC; seed %#llx; threads %d; pin %s\n",
            opt.rounds, opt.min_time_us, (unsigned long long)opt.seed, opt.threads,
-           opt.pin < 0 ? "no" : "yes");
+           opt.pin < 0 ? "no" : opt.threads > 1 ? "thread i on CPU pin+i" : "yes");
     printf("cold runs: pool of %s per thread (visited in random order), sizes up to %s; LLC %s%s\n",
            bench_format_size(opt.cold_pool, b1, sizeof b1), bench_format_size(cold_max_size(), b2, sizeof b2),
            opt.llc ? bench_format_size(opt.llc, b3, sizeof b3) : "unknown",
@@ -1133,6 +1222,16 @@ static int self_check_report(void)
             putchar('#');
         putchar('\n');
     }
+    printf("   per workload (points, median, p10, p90):\n");
+    for (int w = 0; w < nwls; w++) {
+        size_t k = 0;
+        for (size_t i = 0; i < nrows; i++)
+            if (rows[i].wl == w && rows[i].c[b].status == 0 && !isnan(rows[i].c[b].ratio))
+                v[k++] = rows[i].c[b].ratio;
+        if (k)
+            printf("     %-66s %3zu  %.4f  %.4f  %.4f\n", wls[w].name, k, bench_median(v, k),
+                   bench_quantile(v, k, 0.1), bench_quantile(v, k, 0.9));
+    }
     int ok = fabs(med - 1.0) <= 0.02 && fabs(gm - 1.0) <= 0.02;
     printf("   verdict: %s (median and geometric mean must lie within 1.00 +- 0.02)\n", ok ? "PASS" : "FAIL");
     free(v);
@@ -1171,7 +1270,7 @@ static void usage(FILE *f)
 "  --min-time US        shortest sample in microseconds (quick 100, full 300)\n"
 "  --threads N          N threads copy their own buffers at once; GB/s is the\n"
 "                       aggregate\n"
-"  --pin CPU            pin thread i to CPU+i\n"
+"  --pin CPU            pin thread i to CPU+i (with --threads the default is 0)\n"
 "  --seed N             seed of the offsets and mixes (printed)\n"
 "  --cold-pool SIZE     per-thread buffer pool for cold runs (default 1G)\n"
 "  --llc SIZE           last-level cache size for the cold-size limit\n"
@@ -1243,6 +1342,18 @@ static void add_workload(enum op_kind op, enum align_kind al, int cold, int mix)
         snprintf(w->name, sizeof w->name, "%s %s %s", op_names[op], align_names[al], cold ? "cold" : "hot");
 }
 
+/* Quick run without --sizes: the aligned hot sweeps go to the top size, the
+ * others stop at QUICK_SIDE_MAX; above QUICK_FINE_MAX powers of two only. */
+#define QUICK_SIDE_MAX ((size_t)4 << 20)
+#define QUICK_FINE_MAX ((size_t)1 << 20)
+
+static size_t sweep_max_size(const struct workload *wl)
+{
+    if (opt.full || opt.sizes_given || wl->align == AL_ALIGNED)
+        return opt.size_hi;
+    return opt.size_hi < QUICK_SIDE_MAX ? opt.size_hi : QUICK_SIDE_MAX;
+}
+
 /* The default (quick) set, or everything with --full; filtered by options. */
 static void plan_workloads(void)
 {
@@ -1305,7 +1416,7 @@ int main(int argc, char **argv)
     };
     const char *cand_list = NULL;
     const char *kernels[MAX_CANDS];
-    int nkernels = 0, list = 0;
+    int nkernels = 0, list = 0, pool_given = 0;
     static const char *const temp_names[] = {"hot", "cold"};
     opt.cold_pool = (size_t)1 << 30;
     int c;
@@ -1324,6 +1435,7 @@ int main(int argc, char **argv)
                 fprintf(stderr, "memasm-bench: --sizes wants LO:HI with LO <= HI <= 16G, e.g. 1:64K\n");
                 return 2;
             }
+            opt.sizes_given = 1;
             break;
         }
         case O_POW2: opt.pow2 = 1; break;
@@ -1364,8 +1476,9 @@ int main(int argc, char **argv)
         case O_PIN: opt.pin = atoi(optarg); break;
         case O_SEED: opt.seed = strtoull(optarg, NULL, 0); break;
         case O_POOL:
-            if (bench_parse_size(optarg, &opt.cold_pool) != 0) {
-                fprintf(stderr, "memasm-bench: bad --cold-pool size\n");
+            pool_given = 1;
+            if (bench_parse_size(optarg, &opt.cold_pool) != 0 || opt.cold_pool < ((size_t)16 << 20)) {
+                fprintf(stderr, "memasm-bench: bad --cold-pool size (at least 16M)\n");
                 return 2;
             }
             break;
@@ -1401,6 +1514,14 @@ int main(int argc, char **argv)
         opt.min_time_us = opt.full ? 300 : 100;
     if (!opt.llc)
         opt.llc = llc_size();
+    if (opt.threads > 1 && opt.pin < 0)
+        opt.pin = 0; /* threads left to the scheduler may share a CPU */
+    if (!pool_given && opt.threads > 1) { /* 1G in all, at least 256M each */
+        opt.cold_pool = ((size_t)1 << 30) / (size_t)opt.threads;
+        if (opt.cold_pool < ((size_t)256 << 20))
+            opt.cold_pool = (size_t)256 << 20;
+        opt.cold_pool &= ~(size_t)4095;
+    }
 
     /* Candidates. */
     if (opt.self_check) {
@@ -1491,6 +1612,8 @@ int main(int argc, char **argv)
     uint64_t t_start = now_ns();
     for (int w = 0; w < nwls; w++) {
         const struct workload *wl = &wls[w];
+        uint64_t t_wl = now_ns();
+        size_t wmax = wl->cold ? cmax : sweep_max_size(wl);
         print_table_header(wl);
         if (wl->mix) {
             struct row *r = row_new();
@@ -1502,8 +1625,10 @@ int main(int argc, char **argv)
             continue;
         }
         for (size_t i = 0; i < ngrid; i++) {
-            if (wl->cold && grid[i] > cmax)
+            if (grid[i] > wmax)
                 break;
+            if (!opt.full && !opt.sizes_given && grid[i] > QUICK_FINE_MAX && (grid[i] & (grid[i] - 1)))
+                continue; /* quick run: powers of two only above 1 MiB */
             struct row *r = row_new();
             r->wl = w;
             measure_point(w, grid[i], r);
@@ -1511,10 +1636,13 @@ int main(int argc, char **argv)
             if (csv_file)
                 csv_row(wl, r);
         }
+        printf("   (%.1f s)\n", (double)(now_ns() - t_wl) / 1e9);
     }
-    printf("\nelapsed: %.1f s; %llu samples, %llu of them (%.1f%%) taken again because the thread was preempted\n",
+    printf("\nelapsed: %.1f s; %llu samples, %llu (%.1f%%) discarded and taken again because the thread was "
+           "preempted, %llu long or repeatedly preempted ones kept\n",
            (double)(now_ns() - t_start) / 1e9, (unsigned long long)n_samples, (unsigned long long)n_preempted,
-           n_samples ? 100.0 * (double)n_preempted / (double)n_samples : 0.0);
+           n_samples ? 100.0 * (double)n_preempted / (double)n_samples : 0.0,
+           (unsigned long long)n_kept_preempted);
     workers_stop();
     if (csv_file) {
         fclose(csv_file);
