@@ -9,11 +9,16 @@
  *   (SCTLR_EL1.A = 0, as on Linux).  Uses only v0..v7, which are
  *   caller-saved (AAPCS64 preserves the low 64 bits of v8..v15 only).
  *
- * Strategy by size class: see copy-template.h.  Here a 16-byte chunk is one
- * q register, so a 64-byte block is two ldp/stp of q pairs, and eight
- * chunks hold 128 bytes: the loads-before-stores medium path covers
- * 65..128 bytes.  Sizes 0..16 use general registers, as in the generic
- * kernel (moving a scalar into a q register costs more than it saves).
+ * Strategy by size class (details and the overlap argument in
+ * copy-template.h, the one algorithm for every width):
+ *   0..16    general registers, as in the generic kernel
+ *   17..64   first and last 16 (or 32) bytes in q registers
+ *   65..128  first 64 and last 64 bytes, all loads before stores
+ *   > 128    memmove with dst inside src above it: backward loop; else
+ *            16 unaligned bytes, 64-byte loop of q-pair ldp/stp with
+ *            aligned stores (stnp from memcpy.nt_min without overlap),
+ *            last 64
+ * A 16-byte chunk is one q register; eight of them hold 128 bytes.
  */
 #include "asm.h"
 

@@ -7,10 +7,16 @@
  *   unaligned ldr/ldp/str/stp to Normal memory are allowed (SCTLR_EL1.A = 0,
  *   as on Linux); no AdvSIMD, so these run where q registers are off-limits.
  *
- * Strategy by size class: see copy-template.h (one algorithm for every
- * width).  With general registers a 16-byte chunk is an x-register pair
- * and 12 free caller-saved registers (x6..x17) hold 96 bytes, so the
- * loads-before-stores medium path covers 65..96 bytes.
+ * Strategy by size class (details and the overlap argument in
+ * copy-template.h, the one algorithm for every width):
+ *   0..16    two overlapping 8- or 4-byte moves; 1..3 three byte moves
+ *   17..64   first and last 16 (or 32) bytes, all loads before stores
+ *   65..96   first 64 and last 32 bytes, all loads before stores
+ *   > 96     memmove with dst inside src above it: backward loop; else
+ *            16 unaligned bytes, 64-byte loop with aligned stores (stnp
+ *            from memcpy.nt_min when the regions do not overlap), last 64
+ * With general registers a 16-byte chunk is an x-register pair and the 12
+ * free caller-saved registers x6..x17 hold 96 bytes, hence the 96.
  *
  * memcpy and memmove are two expansions of the same macro: memcpy skips
  * the overlap test and the backward path.

@@ -10,7 +10,13 @@
  *   DCZID_EL0.DZP, block size read from DCZID_EL0.  The int argument
  *   arrives in w1; bits 8..63 of x1 may be junk (dup .16b reads bits 0..7).
  *
- * Strategy by size class: see set-template.h.
+ * Strategy by size class (details in set-template.h):
+ *   0..16    two overlapping d0 / s0 stores; 1..3 three byte stores
+ *   17..128  first and last 16 / 32 / 64 bytes from q0
+ *   > 128    zero and n >= memset.zva_min: dc zva per block (size from
+ *            DCZID_EL0); n >= memset.nt_min: stnp q0 loop; else 16
+ *            unaligned bytes, a 64-byte loop of stp q0 with aligned
+ *            stores, last 64
  */
 #include "asm.h"
 

@@ -8,8 +8,14 @@
  *   checking DCZID_EL0.DZP, with the block size read from DCZID_EL0.
  *   The int argument arrives in w1; bits 8..63 of x1 may be junk.
  *
- * Strategy by size class: see set-template.h.  The fill byte is replicated
- * into all of x1 (and/orr, no multiply) and stored as x pairs.
+ * Strategy by size class (details in set-template.h):
+ *   0..16    two overlapping 8- or 4-byte stores; 1..3 three byte stores
+ *   17..128  first and last 16 / 32 / 64 bytes
+ *   > 128    zero and n >= memset.zva_min: dc zva per block (size from
+ *            DCZID_EL0); n >= memset.nt_min: stnp loop; else 16 unaligned
+ *            bytes, a 64-byte stp loop with aligned stores, last 64
+ * The fill byte is replicated into all of x1 (and/orr, no multiply) and
+ * stored as x pairs.
  */
 #include "asm.h"
 
