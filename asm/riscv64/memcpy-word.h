@@ -16,9 +16,10 @@
  * so "holds at least one source byte" means "is on a mapped page".
  *
  * memcpy (forward), by size class:
- *   n < 16        byte loop (MISALIGNED_LOADS: two overlapping accesses of
- *                 8, 4, 2 or 1 bytes, all loads before all stores).
- *   n >= 16       copy 0-7 bytes so that dst is 8-byte aligned, then
+ *   n < SMALL     (8) byte loop; with MISALIGNED_LOADS (SMALL = 16) two
+ *                 overlapping accesses of 8, 4, 2 or 1 bytes, all loads
+ *                 before all stores.
+ *   n >= SMALL    copy 0-7 bytes so that dst is 8-byte aligned, then
  *     src aligned too (or MISALIGNED_LOADS):
  *                 64-byte blocks of 8 ld + 8 sd, then single words, then a
  *                 byte tail of 0-7.
@@ -48,6 +49,12 @@
 #error "define MEMCPY_SYM, MEMMOVE_SYM and MISALIGNED_LOADS, then include this"
 #endif
 
+#if MISALIGNED_LOADS
+#define SMALL	16	/* below: overlapping misaligned accesses */
+#else
+#define SMALL	8	/* below: byte loop; from here >= 1 byte after the head */
+#endif
+
 #define dstin	a0	/* return value: never modified */
 #define src	a1
 #define count	a2
@@ -61,7 +68,7 @@ ENTRY(MEMMOVE_SYM)
 	sub	t0, dstin, src
 	bgeu	t0, count, L(forward)	/* dst below src, or no overlap */
 	beqz	t0, L(bwd_ret)		/* dst == src (n > 0): nothing to do */
-	li	t0, 16
+	li	t0, SMALL
 #if MISALIGNED_LOADS
 	bltu	count, t0, L(forward)	/* small: all loads before stores */
 	add	dst, dstin, count	/* backward: work from the ends */
@@ -81,7 +88,7 @@ ENTRY(MEMMOVE_SYM)
 	sb	t3, -1(dst)
 	addi	dst, dst, -1
 	bne	dst, t2, 1b
-L(bwd_dst_aligned):			/* count >= 9 */
+L(bwd_dst_aligned):			/* count >= SMALL - 7 */
 #if !MISALIGNED_LOADS
 	andi	t0, src, 7
 	bnez	t0, L(bwd_src_misaligned)
@@ -120,7 +127,7 @@ L(bwd_words):				/* count < 64 */
 	sd	a4, -8(dst)
 	addi	dst, dst, -8
 	bne	dst, t2, 1b
-L(bwd_bytes):				/* count < 16 */
+L(bwd_bytes):				/* count < SMALL */
 	beqz	count, L(bwd_ret)
 	sub	t2, dst, count
 1:	lbu	t3, -1(src)
@@ -134,7 +141,7 @@ L(bwd_ret):
 #if !MISALIGNED_LOADS
 /*
  * Backward, dst end aligned, src end misaligned by off = t0 (1..7), count
- * >= 9.  The destination word below dst takes its low 8-off bytes from the
+ * >= 1.  The destination word below dst takes its low 8-off bytes from the
  * aligned word below t5 and its high off bytes from the word at t5 (which
  * holds the last source byte, src - 1).
  */
@@ -196,7 +203,7 @@ END(MEMMOVE_SYM)
 ENTRY(MEMCPY_SYM)
 L(forward):
 	mv	dst, dstin
-	li	t0, 16
+	li	t0, SMALL
 #if MISALIGNED_LOADS
 	bgeu	count, t0, L(fwd_large)
 /*
@@ -247,7 +254,7 @@ L(fwd_large):
 	sb	t3, 0(dst)
 	addi	dst, dst, 1
 	bne	dst, t2, 1b
-L(fwd_dst_aligned):			/* count >= 9 */
+L(fwd_dst_aligned):			/* count >= SMALL - 7 */
 #if !MISALIGNED_LOADS
 	andi	t0, src, 7
 	bnez	t0, L(fwd_src_misaligned)
@@ -286,7 +293,7 @@ L(fwd_words):				/* count < 64 */
 	sd	a4, 0(dst)
 	addi	dst, dst, 8
 	bne	dst, t2, 1b
-L(fwd_bytes):				/* count < 16 */
+L(fwd_bytes):				/* count < SMALL */
 	beqz	count, L(fwd_ret)
 	add	t2, dst, count
 1:	lbu	t3, 0(src)
@@ -299,7 +306,7 @@ L(fwd_ret):
 
 #if !MISALIGNED_LOADS
 /*
- * Forward, dst aligned, src misaligned by off = t0 (1..7), count >= 9.  The
+ * Forward, dst aligned, src misaligned by off = t0 (1..7), count >= 1.  The
  * destination word takes its low 8-off bytes from the aligned word at t5
  * (lo, kept in a4) and its high off bytes from the next one (hi).
  */
@@ -362,3 +369,4 @@ END(MEMCPY_SYM)
 #undef src
 #undef count
 #undef dst
+#undef SMALL

@@ -8,8 +8,8 @@
  * but callers that pass junk there get the right result too.
  *
  * Strategy by size class:
- *   n < 16     byte loop (0-15 stores).
- *   n >= 16    splat the byte into a doubleword; one sb, sh and/or sw to
+ *   n < 8      byte loop (0-7 stores).
+ *   n >= 8     splat the byte into a doubleword; one sb, sh and/or sw to
  *              align dst to 8 (at most three stores, no loop); 64-byte
  *              blocks of 8 sd; single sd; then a sw, sh and/or sb tail
  *              (dst is aligned, so these are aligned too).
@@ -26,7 +26,7 @@
 ENTRY(memasm_k_memset_scalar)
 	mv	dst, dstin
 	andi	val, val, 0xff
-	li	t0, 16
+	li	t0, 8
 	bltu	count, t0, L(set_bytes)
 	slli	t1, val, 8		/* splat: 0x..ab -> 0xabab...ab */
 	or	val, val, t1
@@ -50,7 +50,7 @@ ENTRY(memasm_k_memset_scalar)
 	sw	val, 0(dst)
 	addi	dst, dst, 4
 	addi	count, count, -4
-L(set_aligned):				/* count >= 9 */
+L(set_aligned):				/* count >= 1 */
 	andi	t1, count, -64
 	beqz	t1, L(set_words)
 	add	t2, dst, t1
@@ -86,7 +86,7 @@ L(set_tail):				/* count mod 8 left, dst aligned */
 	sb	val, 0(dst)
 3:	ret
 
-L(set_bytes):				/* count < 16 */
+L(set_bytes):				/* count < 8 */
 	beqz	count, 2f
 	add	t2, dst, count
 1:	sb	val, 0(dst)
