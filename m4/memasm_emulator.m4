@@ -16,6 +16,12 @@ AC_DEFUN([MEMASM_TEST_EMULATOR], [
     AS_IF([test -z "$QEMU"],
       [AC_MSG_ERROR([cross build for $memasm_arch: qemu-$memasm_arch is needed to run the tests; install it with 'apt-get install qemu-user' (or ./bootstrap --cross)])])
     AC_MSG_CHECKING([for the $host_alias sysroot])
+    dnl A Debian multiarch C library of the target (libc6:arm64, which
+    dnl check:arm64 pulls in) is found through the host's ld.so.cache even
+    dnl under -L, so it must run with its own loader, not the cross
+    dnl sysroot's (another release: pthread_create hangs).  Use / then.
+    AS_IF([test -z "$QEMU_SYSROOT" && test -f "/usr/lib/$host_cpu-linux-gnu/libc.so.6" &&
+           ls /lib/ld-linux-$host_cpu*.so.1 >/dev/null 2>&1], [QEMU_SYSROOT=/])
     AS_IF([test -z "$QEMU_SYSROOT"], [
       for memasm_d in "/usr/$host_alias" "/usr/$host_cpu-linux-gnu"; do
         AS_IF([test -d "$memasm_d/lib"], [QEMU_SYSROOT=$memasm_d; break])

@@ -276,6 +276,17 @@ size_t t_diff(const unsigned char *a, const unsigned char *b, size_t n)
 
 /* ---- kernels and thresholds --------------------------------------------- */
 
+const char *t_skip_reason(const memasm_kernel_desc *d)
+{
+    static char buf[160];
+    if (d->level > memasm_isa_cpu())
+        snprintf(buf, sizeof buf, "needs ISA level %s, this CPU has %s", d->isa,
+                 memasm_isa_name(memasm_isa_cpu()));
+    else
+        snprintf(buf, sizeof buf, "this CPU lacks a feature it requires (level %s)", d->isa);
+    return buf;
+}
+
 void t_print_kernels(void)
 {
     printf("libmemasm %s, %zu kernels, CPU level %s, cap %s\n", memasm_version(),
@@ -286,7 +297,7 @@ void t_print_kernels(void)
         if (memasm_kernel_info(i, &d) != 0)
             continue;
         printf("  %-20s %-8s %-8s %s\n", d.name, memasm_op_name(d.op), d.isa,
-               d.usable ? "usable" : "NOT usable on this CPU");
+               d.usable ? "usable" : t_skip_reason(&d));
     }
     for (int op = 0; op < MEMASM_OP_COUNT; op++)
         printf("  %s is served by %s\n", memasm_op_name((memasm_op)op),

@@ -116,6 +116,9 @@ size_t t_diff(const unsigned char *a, const unsigned char *b, size_t n);
 
 /* ---- kernels and thresholds --------------------------------------------- */
 
+/* Why this CPU cannot run kernel d (for the SKIPPED line). */
+const char *t_skip_reason(const memasm_kernel_desc *d);
+
 /* Print the kernel list once: name, op, ISA level, usable or not, and the
  * kernel serving each operation. */
 void t_print_kernels(void);

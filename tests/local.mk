@@ -81,16 +81,18 @@ if TESTS_EMULATED
 LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/run-test.sh
 SH_LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/run-test.sh
 if HOST_RISCV64
-# Five emulated CPUs, each a separate run with its own logs
-# (tests/<name>.<config>.log); the stubs only carry the name.
+# Five emulated CPUs, each a separate run with its own logs: the stub
+# tests/<name>-<cpu>.<ext> runs tests/<name> (tests/run-test.sh), and its
+# log is tests/<name>-<cpu>.log.
 RVNOV_LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/run-test.sh rv64
 RVV128_LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/run-test.sh rv64,v=true,vlen=128
 RVV256_LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/run-test.sh rv64,v=true,vlen=256
 RVV512_LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/run-test.sh rv64,v=true,vlen=512
 RVV1024_LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/run-test.sh rv64,v=true,vlen=1024
 memasm_rv_base = $(memasm_test_progs) tests/dispatch-env
-memasm_rv_stubs = $(memasm_rv_base:=.rvnov) $(memasm_rv_base:=.rvv128) \
-	$(memasm_rv_base:=.rvv256) $(memasm_rv_base:=.rvv512) $(memasm_rv_base:=.rvv1024)
+memasm_rv_stubs = $(memasm_rv_base:=-nov.rvnov) $(memasm_rv_base:=-v128.rvv128) \
+	$(memasm_rv_base:=-v256.rvv256) $(memasm_rv_base:=-v512.rvv512) \
+	$(memasm_rv_base:=-v1024.rvv1024)
 TESTS += $(memasm_rv_stubs)
 CLEANFILES += $(memasm_rv_stubs)
 $(memasm_rv_stubs):

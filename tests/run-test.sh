@@ -7,8 +7,8 @@
 # configure) with CK_FORK=no: Check's fork mode hangs under qemu-user.  With
 # a QEMU_CPU argument (riscv64: "rv64" or "rv64,v=true,vlen=N") the
 # emulated CPU is set through qemu's QEMU_CPU variable; TEST is then the
-# stub tests/<program>.<config> that make writes for that configuration,
-# and the program run is tests/<program> (or the script tests/<name>.sh).
+# stub tests/<name>-<cpu>.<ext> that make writes for that configuration,
+# and the test run is tests/<name> (or the script tests/<name>.sh).
 # A native build does not use this script.
 if [ $# -eq 2 ]; then
     QEMU_CPU=$1
@@ -24,6 +24,7 @@ case $t in
 esac
 if [ -n "${QEMU_CPU:-}" ]; then
     base=${t%.*}
+    base=${base%-*}
     if [ -f "$base" ]; then
         t=$base
     else

@@ -67,7 +67,7 @@ START_TEST(abi_kernel)
     ck_assert(memasm_kernel_info(ki, &k) == 0);
     if (!k.usable) {
         if (pi == 0)
-            printf("%-20s SKIPPED: this CPU cannot run ISA level %s\n", k.name, k.isa);
+            printf("%-20s SKIPPED: %s\n", k.name, t_skip_reason(&k));
         return;
     }
     const t_profile *p = &profiles[pi];
