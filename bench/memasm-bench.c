@@ -266,15 +266,34 @@ static struct {
 
 /* ---- memory ------------------------------------------------------------- */
 
-static void *map_bytes(size_t len)
+static void *map_bytes(size_t len, int huge)
 {
-    void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (huge) {
+        /* The cold pool asks for transparent huge pages, so that a cold
+         * call misses the caches but not (mostly) the TLB: with 4 KiB pages
+         * every cold call would also pay a page walk, which under nested
+         * paging costs more than the copy and is not what "cold" means here.
+         * Without THP (or with it disabled) this is plain 4 KiB memory. */
+        void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) {
+            fprintf(stderr, "memasm-bench: cannot map %zu bytes: %s\n", len, strerror(errno));
+            exit(1);
+        }
+#ifdef MADV_HUGEPAGE
+        madvise(p, len, MADV_HUGEPAGE);
+#endif
+        memset(p, 0x5a, len);
+        return p;
+    }
+    /* Every page is faulted in now (MAP_POPULATE on a writable private
+     * mapping allocates real pages, not the shared zero page), so no page
+     * fault lands inside a sample; it is also twice as fast as touching the
+     * pages one by one, which matters in a VM that backs memory lazily. */
+    void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
     if (p == MAP_FAILED) {
         fprintf(stderr, "memasm-bench: cannot map %zu bytes: %s\n", len, strerror(errno));
         exit(1);
     }
-    /* Touch every page now, so no page fault lands inside a sample. */
-    memset(p, 0x5a, len);
     return p;
 }
 
@@ -443,9 +462,9 @@ static void *worker_main(void *arg)
     struct worker *w = arg;
     pin_self(w->index);
     /* First touch from the thread that will use the memory. */
-    w->hot = map_bytes(w->hot_len);
+    w->hot = map_bytes(w->hot_len, 0);
     if (w->cold_len)
-        w->cold = map_bytes(w->cold_len);
+        w->cold = map_bytes(w->cold_len, 1);
     unsigned seen = atomic_load(&go_gen);
     atomic_fetch_add_explicit(&n_done, 1, memory_order_release);
     for (;;) {
@@ -542,9 +561,9 @@ static void workers_start(size_t hot_len, size_t cold_len)
         workers[i].cold_len = cold_len;
     }
     pin_self(0);
-    workers[0].hot = map_bytes(hot_len);
+    workers[0].hot = map_bytes(hot_len, 0);
     if (cold_len)
-        workers[0].cold = map_bytes(cold_len);
+        workers[0].cold = map_bytes(cold_len, 1);
     if (opt.threads == 1)
         return;
     atomic_store(&n_done, 0);
@@ -605,11 +624,11 @@ static void calls_reserve(struct worker *w, size_t n)
     w->calls_cap = n;
 }
 
-/* Most entries a call table has; a power of two. */
-#define MAX_CALLS 65536
 /* Calls in a table of varying (random / mixed) calls. */
 #define VARY_CALLS 4096
 #define MIX_MAX_SIZE 4096 /* the tables' sizes stay below this */
+/* Most slots a cold table visits: 2^20 calls, 24 MiB of table. */
+#define MAX_COLD_SLOTS ((size_t)1 << 20)
 
 /* Distance between source and destination for a memmove of n bytes: half
  * the size, so the regions overlap by half; a multiple of 64 when the
@@ -622,49 +641,71 @@ static size_t move_delta(size_t n, enum align_kind al)
     return d;
 }
 
-/* Bytes one call of size n needs in its region (src + dst with slack). */
-static size_t footprint(size_t n, enum op_kind op)
+/*
+ * Hot layout: the source region at the start of the arena, the destination
+ * region hot_half(n) further on (a whole number of pages past the source's
+ * end, so destination - source == 0 mod 4096 when both are aligned).
+ */
+static size_t hot_half(size_t n)
+{
+    return round_up(n + 128, 4096) + 4096;
+}
+
+/* Bytes a hot call of size n needs in the arena. */
+static size_t hot_footprint(size_t n, enum op_kind op)
 {
     switch (op) {
-    case OP_MEMSET:
-        return round_up(n + 128, 4096);
     case OP_MOVE_FWD:
     case OP_MOVE_BWD:
         return round_up(n + n / 2 + 256, 4096);
-    default: /* src, a gap page, dst; also room for the 4K-aliasing delta */
-        return 2 * round_up(n + 128, 4096) + 8192;
+    default: /* source, destination (memset too), the 4K-aliasing delta */
+        return 2 * hot_half(n) + 4096;
     }
 }
 
-/* Place one call for a region starting at base (page aligned). */
-static void place(struct call *c, unsigned char *base, size_t n, enum op_kind op, enum align_kind al,
-                  unsigned src_off, unsigned dst_off)
+/*
+ * Cold layout: the pool's first half holds source slots, its second half
+ * the destination slots (slot i's destination is exactly half a pool, a
+ * whole number of pages, after its source).  A slot is the call's bytes plus
+ * room for the offsets, rounded to a cache line, so that small calls spread
+ * over up to MAX_COLD_SLOTS slots and many distinct lines instead of
+ * touching one line per page and coming back to it soon.
+ */
+static size_t cold_stride(size_t n, enum op_kind op)
 {
-    size_t half = round_up(n + 128, 4096) + 4096;
+    if (op == OP_MOVE_FWD || op == OP_MOVE_BWD)
+        return round_up(n + n / 2 + 192, 64);
+    return round_up(n + 128, 64);
+}
+
+/* Place one call: source region src_r and destination region dst_r (both
+ * at least 64-byte aligned; memmove works inside src_r). */
+static void place(struct call *c, unsigned char *src_r, unsigned char *dst_r, size_t n, enum op_kind op,
+                  enum align_kind al, unsigned src_off, unsigned dst_off)
+{
     c->n = n;
     switch (op) {
     case OP_MEMSET:
-        c->dst = base + dst_off;
+        c->dst = dst_r + dst_off;
         c->src = NULL;
         break;
     case OP_MOVE_FWD: /* dst below src: a forward copy is safe */
-        c->dst = base + dst_off;
+        c->dst = src_r + dst_off;
         c->src = c->dst + move_delta(n, al);
         break;
     case OP_MOVE_BWD: /* dst above src: needs a backward copy */
-        c->src = base + src_off;
+        c->src = src_r + src_off;
         c->dst = (unsigned char *)c->src + move_delta(n, al);
         break;
     default:
-        c->src = base + src_off;
-        if (al == AL_ALIAS4K)
-            c->dst = base + src_off + half + ALIAS_DELTA;
+        c->src = src_r + src_off;
+        if (al == AL_ALIAS4K) /* dst - src = k * 4096 + ALIAS_DELTA */
+            c->dst = dst_r + src_off + ALIAS_DELTA;
         else
-            c->dst = base + half + dst_off;
+            c->dst = dst_r + dst_off;
         break;
     }
 }
-
 
 /*
  * Fill thread w's call table for workload wl at size n (ignored for mixes).
@@ -674,15 +715,17 @@ static void build_calls(struct worker *w, const struct workload *wl, size_t n, u
 {
     struct bench_rng rng;
     bench_rng_seed(&rng, seed ^ ((uint64_t)wl->op << 40) ^ ((uint64_t)wl->align << 48) ^ n);
-    size_t fp = wl->mix ? footprint(MIX_MAX_SIZE + 64, wl->op) : footprint(n, wl->op);
     size_t ncalls = 1;
     if (wl->mix || wl->align == AL_RANDOM)
         ncalls = VARY_CALLS;
-    size_t nslots = 0, *perm = NULL;
+    size_t nslots = 0, stride = 0, pool_half = (w->cold_len / 2) & ~(size_t)4095, *perm = NULL;
     if (wl->cold) {
-        nslots = w->cold_len / fp;
-        if (nslots > MAX_CALLS)
-            nslots = MAX_CALLS;
+        stride = cold_stride(wl->mix ? MIX_MAX_SIZE + 64 : n, wl->op);
+        nslots = pool_half / stride;
+        if (nslots > MAX_COLD_SLOTS)
+            nslots = MAX_COLD_SLOTS;
+        if (nslots == 0)
+            nslots = 1;
         /* Visit the slots in a random order the prefetchers cannot follow. */
         perm = malloc(nslots * sizeof *perm);
         if (!perm)
@@ -702,7 +745,7 @@ static void build_calls(struct worker *w, const struct workload *wl, size_t n, u
      * the same multiset of calls, whichever slots they land in. */
     if (ncalls > 1)
         ncalls = round_up(ncalls, VARY_CALLS);
-    struct { size_t sz; unsigned so, d_o, slide; } seq[VARY_CALLS];
+    static struct { size_t sz; unsigned so, d_o, slide; } seq[VARY_CALLS];
     for (size_t i = 0; i < VARY_CALLS; i++) {
         seq[i].sz = n;
         seq[i].so = seq[i].d_o = seq[i].slide = 0;
@@ -719,10 +762,18 @@ static void build_calls(struct worker *w, const struct workload *wl, size_t n, u
     }
     calls_reserve(w, ncalls);
     w->ncalls = ncalls;
+    size_t hh = hot_half(wl->mix ? MIX_MAX_SIZE + 64 : n);
     for (size_t i = 0; i < ncalls; i++) {
-        unsigned char *base = wl->cold ? w->cold + perm[i % nslots] * fp : w->hot;
         size_t k = i % VARY_CALLS;
-        place(&w->calls[i], base + seq[k].slide, seq[k].sz, wl->op, wl->align, seq[k].so, seq[k].d_o);
+        unsigned char *src_r, *dst_r;
+        if (wl->cold) {
+            src_r = w->cold + perm[i % nslots] * stride;
+            dst_r = src_r + pool_half;
+        } else {
+            src_r = w->hot + seq[k].slide;
+            dst_r = src_r + hh;
+        }
+        place(&w->calls[i], src_r, dst_r, seq[k].sz, wl->op, wl->align, seq[k].so, seq[k].d_o);
     }
     free(perm);
 }
@@ -1266,7 +1317,7 @@ static void usage(FILE *f)
 "  --isa LEVEL          cap libmemasm's ISA level (sse2, avx2, ...)\n"
 "  --threshold KEY=VAL  set a libmemasm threshold (repeatable)\n"
 "Method:\n"
-"  --rounds N           samples per candidate and point (quick 9, full 21)\n"
+"  --rounds N           samples per candidate and point (quick 11, full 21)\n"
 "  --min-time US        shortest sample in microseconds (quick 100, full 300)\n"
 "  --threads N          N threads copy their own buffers at once; GB/s is the\n"
 "                       aggregate\n"
@@ -1505,7 +1556,7 @@ int main(int argc, char **argv)
         return 2;
     }
     if (opt.rounds == 0)
-        opt.rounds = opt.full ? 21 : 9;
+        opt.rounds = opt.full ? 21 : 11;
     if (opt.rounds < 1 || opt.rounds > 1000) {
         fprintf(stderr, "memasm-bench: --rounds must be 1..1000\n");
         return 2;
@@ -1589,13 +1640,13 @@ int main(int argc, char **argv)
     size_t cmax = cold_max_size();
 
     /* Buffers: the largest hot footprint, and the cold pool if needed. */
-    size_t hot_len = footprint(MIX_MAX_SIZE + 64, OP_MEMCPY) + 16384;
+    size_t hot_len = hot_footprint(MIX_MAX_SIZE + 64 + 8192, OP_MEMCPY) + 16384;
     int any_cold = 0;
     for (int w = 0; w < nwls; w++) {
         if (wls[w].cold)
             any_cold = 1;
-        if (!wls[w].mix && !wls[w].cold && ngrid && footprint(grid[ngrid - 1], wls[w].op) + 16384 > hot_len)
-            hot_len = footprint(grid[ngrid - 1], wls[w].op) + 16384;
+        if (!wls[w].mix && !wls[w].cold && ngrid && hot_footprint(grid[ngrid - 1], wls[w].op) + 16384 > hot_len)
+            hot_len = hot_footprint(grid[ngrid - 1], wls[w].op) + 16384;
     }
 
     if (opt.csv) {
