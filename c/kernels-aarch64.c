@@ -9,7 +9,10 @@
  * Kernels (asm/aarch64/): memcpy.S (memcpy/memmove_generic), memcpy-neon.S
  * (memcpy/memmove_neon), both from copy-template.h; memset.S and
  * memset-neon.S from set-template.h.  memset kernels use dc zva on their
- * own check of DCZID_EL0, so they need no feature bit for it.
+ * own check of DCZID_EL0, so they need no feature bit for it.  The sve
+ * kernels (memcpy-sve.S, memset-sve.S) do up to two vectors with predicated
+ * loads/stores and hand longer sizes to the neon kernels, hence they
+ * require ASIMD too.
  */
 #include "config.h"
 
@@ -23,6 +26,9 @@ SET(memasm_k_memset_generic);
 COPY(memasm_k_memcpy_neon);
 COPY(memasm_k_memmove_neon);
 SET(memasm_k_memset_neon);
+COPY(memasm_k_memcpy_sve);
+COPY(memasm_k_memmove_sve);
+SET(memasm_k_memset_sve);
 
 const char *const memasm_isa_names[] = {"generic", "neon", "sve"};
 const int memasm_isa_names_count = 3;
@@ -36,6 +42,9 @@ const struct memasm_kernel memasm_kernels[] = {
     K(memcpy_neon, MEMASM_OP_MEMCPY, 1, MEMASM_F_A64_ASIMD),
     K(memmove_neon, MEMASM_OP_MEMMOVE, 1, MEMASM_F_A64_ASIMD),
     K(memset_neon, MEMASM_OP_MEMSET, 1, MEMASM_F_A64_ASIMD),
+    K(memcpy_sve, MEMASM_OP_MEMCPY, 2, MEMASM_F_A64_SVE | MEMASM_F_A64_ASIMD),
+    K(memmove_sve, MEMASM_OP_MEMMOVE, 2, MEMASM_F_A64_SVE | MEMASM_F_A64_ASIMD),
+    K(memset_sve, MEMASM_OP_MEMSET, 2, MEMASM_F_A64_SVE | MEMASM_F_A64_ASIMD),
 };
 const size_t memasm_kernels_count = sizeof memasm_kernels / sizeof memasm_kernels[0];
 

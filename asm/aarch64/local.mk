@@ -11,7 +11,9 @@ libmemasm_la_SOURCES += \
 	asm/aarch64/memcpy.S \
 	asm/aarch64/memcpy-neon.S \
 	asm/aarch64/memset.S \
-	asm/aarch64/memset-neon.S
+	asm/aarch64/memset-neon.S \
+	asm/aarch64/memcpy-sve.S \
+	asm/aarch64/memset-sve.S
 endif
 
 EXTRA_DIST += asm/aarch64/README.md
