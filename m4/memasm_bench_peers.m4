@@ -29,10 +29,17 @@ AC_DEFUN([MEMASM_BENCH_PEERS], [
   ])
   AS_IF([test -n "$LLVMLIBC_A" && test ! -f "$LLVMLIBC_A"], [AC_MSG_ERROR([LLVM libc archive '$LLVMLIBC_A' not found])])
   AS_IF([test -n "$MUSL_LIBC_A" && test ! -f "$MUSL_LIBC_A"], [AC_MSG_ERROR([musl archive '$MUSL_LIBC_A' not found])])
+  dnl Why a peer is missing: disabled, a cross build, or not installed.
+  memasm_peer_why_llvm="apt-get install libllvmlibc-22-dev"
+  memasm_peer_why_musl="apt-get install musl-dev"
+  AS_IF([test "$cross_compiling" = yes],
+    [memasm_peer_why_llvm="cross build: peers are native only"; memasm_peer_why_musl=$memasm_peer_why_llvm])
+  AS_IF([test "x$with_llvm_libc" = xno], [memasm_peer_why_llvm="--without-llvm-libc"])
+  AS_IF([test "x$with_musl" = xno], [memasm_peer_why_musl="--without-musl"])
   AS_IF([test -n "$LLVMLIBC_A"], [memasm_summary_peers="$memasm_summary_peers, LLVM libc ($LLVMLIBC_A)"],
-        [memasm_summary_peers="$memasm_summary_peers, LLVM libc NOT AVAILABLE (apt-get install libllvmlibc-22-dev)"])
+        [memasm_summary_peers="$memasm_summary_peers, LLVM libc NOT AVAILABLE ($memasm_peer_why_llvm)"])
   AS_IF([test -n "$MUSL_LIBC_A"], [memasm_summary_peers="$memasm_summary_peers, musl ($MUSL_LIBC_A)"],
-        [memasm_summary_peers="$memasm_summary_peers, musl NOT AVAILABLE (apt-get install musl-dev)"])
+        [memasm_summary_peers="$memasm_summary_peers, musl NOT AVAILABLE ($memasm_peer_why_musl)"])
   AC_CHECK_TOOLS([OBJCOPY], [objcopy], [objcopy])
   AC_PATH_PROGS([GNUPLOT], [gnuplot])
   AC_SUBST([LLVMLIBC_A])
