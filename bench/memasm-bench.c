@@ -486,7 +486,7 @@ static void *worker_main(void *arg)
  * preempted nearly every time on a loaded machine, and one lost time slice
  * matters less to it. */
 static uint64_t n_samples, n_preempted, n_kept_preempted;
-#define MAX_RETRIES 8
+#define MAX_RETRIES 50
 #define RETRY_MAX_NS 5000000
 
 static uint64_t sample_once(const struct cand *c, enum op_kind op, size_t iters, int *preempted);
