@@ -276,6 +276,20 @@ size_t t_diff(const unsigned char *a, const unsigned char *b, size_t n)
 
 /* ---- kernels and thresholds --------------------------------------------- */
 
+void t_print_time(const char *what)
+{
+    static struct timespec t0;
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    if (!t0.tv_sec && !t0.tv_nsec) {
+        t0 = t;
+        return;
+    }
+    double wall = (double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) / 1e9;
+    printf("%s: %.1f s wall, %.1f s CPU\n", what, wall, (double)clock() / CLOCKS_PER_SEC);
+    fflush(stdout);
+}
+
 const char *t_skip_reason(const memasm_kernel_desc *d)
 {
     static char buf[160];

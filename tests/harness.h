@@ -119,6 +119,10 @@ size_t t_diff(const unsigned char *a, const unsigned char *b, size_t n);
 /* Why this CPU cannot run kernel d (for the SKIPPED line). */
 const char *t_skip_reason(const memasm_kernel_desc *d);
 
+/* Print the wall and CPU time since the first call (information only:
+ * no test asserts a time). */
+void t_print_time(const char *what);
+
 /* Print the kernel list once: name, op, ISA level, usable or not, and the
  * kernel serving each operation. */
 void t_print_kernels(void);

@@ -129,6 +129,7 @@ END_TEST
 
 int main(void)
 {
+    t_print_time(NULL);
     t_seed();
     t_print_kernels();
     abi_fl = abi_flags();
@@ -141,6 +142,7 @@ int main(void)
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
+    t_print_time("run time (this process; forked tests not included in CPU)");
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
     return failed ? 1 : 0;
