@@ -718,33 +718,8 @@ static void build_calls(struct worker *w, const struct workload *wl, size_t n, u
     size_t ncalls = 1;
     if (wl->mix || wl->align == AL_RANDOM)
         ncalls = VARY_CALLS;
-    size_t nslots = 0, stride = 0, pool_half = (w->cold_len / 2) & ~(size_t)4095, *perm = NULL;
-    if (wl->cold) {
-        stride = cold_stride(wl->mix ? MIX_MAX_SIZE + 64 : n, wl->op);
-        nslots = pool_half / stride;
-        if (nslots > MAX_COLD_SLOTS)
-            nslots = MAX_COLD_SLOTS;
-        if (nslots == 0)
-            nslots = 1;
-        /* Visit the slots in a random order the prefetchers cannot follow. */
-        perm = malloc(nslots * sizeof *perm);
-        if (!perm)
-            exit(1);
-        for (size_t i = 0; i < nslots; i++)
-            perm[i] = i;
-        for (size_t i = nslots - 1; i > 0; i--) {
-            size_t k = (size_t)bench_rng_below(&rng, i + 1), t = perm[i];
-            perm[i] = perm[k];
-            perm[k] = t;
-        }
-        if (ncalls < nslots)
-            ncalls = nslots;
-    }
-    /* A varying table repeats one sequence of VARY_CALLS sizes and offsets,
-     * so any VARY_CALLS consecutive calls starting at a multiple of it make
-     * the same multiset of calls, whichever slots they land in. */
-    if (ncalls > 1)
-        ncalls = round_up(ncalls, VARY_CALLS);
+    /* One sequence of VARY_CALLS sizes and offsets (all equal for a plain
+     * aligned sweep), drawn first so that it does not depend on the pool. */
     static struct { size_t sz; unsigned so, d_o, slide; } seq[VARY_CALLS];
     for (size_t i = 0; i < VARY_CALLS; i++) {
         seq[i].sz = n;
@@ -753,13 +728,46 @@ static void build_calls(struct worker *w, const struct workload *wl, size_t n, u
             seq[i].sz = (size_t)bench_dist_sample(wl->op == OP_MEMSET ? &dist_memset_sizes : &dist_memcpy_sizes, &rng);
             seq[i].so = bench_offset_with_align((unsigned)bench_dist_sample(&dist_src_align, &rng), &rng);
             seq[i].d_o = bench_offset_with_align((unsigned)bench_dist_sample(&dist_dst_align, &rng), &rng);
-            /* hot: slide through an 8 KiB window, still L1-resident */
-            seq[i].slide = wl->cold ? 0 : 64 * (unsigned)bench_rng_below(&rng, 128);
+            /* hot: slide through an 8 KiB window, still L1-resident (drawn
+             * for cold too, so both get the same sizes and offsets) */
+            seq[i].slide = 64 * (unsigned)bench_rng_below(&rng, 128);
+            if (wl->cold)
+                seq[i].slide = 0;
         } else if (wl->align == AL_RANDOM) {
             seq[i].so = (unsigned)bench_rng_below(&rng, 64);
             seq[i].d_o = (unsigned)bench_rng_below(&rng, 64);
         }
     }
+    size_t nslots = 0, stride = 0, pool_half = (w->cold_len / 2) & ~(size_t)4095, *perm = NULL;
+    if (wl->cold) {
+        stride = cold_stride(wl->mix ? MIX_MAX_SIZE + 64 : n, wl->op);
+        nslots = pool_half / stride;
+        if (nslots > MAX_COLD_SLOTS)
+            nslots = MAX_COLD_SLOTS;
+        if (nslots == 0)
+            nslots = 1;
+        /* Visit the slots in a random order the prefetchers cannot follow
+         * (a generator of its own: hot and cold mixes make the same calls). */
+        struct bench_rng prng;
+        bench_rng_seed(&prng, seed ^ 0x636f6c64u ^ n);
+        perm = malloc(nslots * sizeof *perm);
+        if (!perm)
+            exit(1);
+        for (size_t i = 0; i < nslots; i++)
+            perm[i] = i;
+        for (size_t i = nslots - 1; i > 0; i--) {
+            size_t k = (size_t)bench_rng_below(&prng, i + 1), t = perm[i];
+            perm[i] = perm[k];
+            perm[k] = t;
+        }
+        if (ncalls < nslots)
+            ncalls = nslots;
+    }
+    /* A varying table repeats the sequence, so any VARY_CALLS consecutive
+     * calls starting at a multiple of it make the same multiset of calls,
+     * whichever slots they land in. */
+    if (ncalls > 1)
+        ncalls = round_up(ncalls, VARY_CALLS);
     calls_reserve(w, ncalls);
     w->ncalls = ncalls;
     size_t hh = hot_half(wl->mix ? MIX_MAX_SIZE + 64 : n);
