@@ -98,8 +98,34 @@ static int at_defaults(void)
            memasm_isa_cap() == memasm_isa_cpu();
 }
 
-/* Run memasm_config_load with stderr captured; returns its result, the
- * captured text in out. */
+/* Allocation counting: the library's configuration path must not
+ * allocate.  These replace glibc's allocator entry points in this program
+ * and hand every call to glibc's own implementation. */
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+static volatile int counting, allocations;
+
+void *malloc(size_t n)
+{
+    allocations += counting;
+    return __libc_malloc(n);
+}
+
+void *calloc(size_t a, size_t b)
+{
+    allocations += counting;
+    return __libc_calloc(a, b);
+}
+
+void *realloc(void *p, size_t n)
+{
+    allocations += counting;
+    return __libc_realloc(p, n);
+}
+
+/* Run memasm_config_load with stderr captured (in captured[]); returns its
+ * result.  Checks that errno is kept and that nothing was allocated. */
 static char captured[1 << 16];
 
 static int load(const char *path, const char *inl, int debug)
@@ -111,7 +137,10 @@ static int load(const char *path, const char *inl, int debug)
     dup2(pfd[1], 2);
     close(pfd[1]);
     errno = 4242;
+    allocations = 0;
+    counting = 1;
     int r = memasm_config_load(path, inl, debug);
+    counting = 0;
     int e = errno;
     dup2(saved, 2);
     close(saved);
@@ -120,6 +149,7 @@ static int load(const char *path, const char *inl, int debug)
     captured[n > 0 ? n : 0] = '\0';
     close(pfd[0]);
     ck_assert_msg(e == 4242, "errno not preserved (%d)", e);
+    ck_assert_msg(allocations == 0, "the configuration path allocated %d times", allocations);
     return r;
 }
 
@@ -179,6 +209,14 @@ static int in_list(const char *const *l, size_t n, const char *s)
 
 START_TEST(every_key_is_listed)
 {
+    /* The allocation counter sees allocations. */
+    allocations = 0;
+    counting = 1;
+    void *volatile p = malloc(16);
+    counting = 0;
+    free(p);
+    ck_assert_int_eq(allocations, 1);
+
     for (size_t i = 0; i < memasm_threshold_defs_count; i++)
         ck_assert_msg(in_list(memasm_config_all_keys, memasm_config_all_keys_count,
                               memasm_threshold_defs[i].key),
@@ -638,6 +676,7 @@ static void run_probe(const char *exe, char *const env[], uid_t uid, gid_t gid, 
                 _exit(126);
         }
         char *argv[] = {(char *)"test_config", (char *)"--probe", NULL};
+        alarm(30); /* a probe that hangs (e.g. opened a FIFO) dies */
         execve(exe, argv, env);
         _exit(127);
     }
