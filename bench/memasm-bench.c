@@ -428,8 +428,53 @@ static long preemptions(void)
 
 static void spin_pause(unsigned *spins);
 
+/*
+ * Cold samples: write back and drop from every cache level the lines that
+ * the next `iters` calls will touch, so each call really starts cold however
+ * large the last-level cache is (a pool alone is not enough when the cache
+ * is hundreds of MiB).  x86_64 (clflush) and aarch64 (dc civac, which Linux
+ * lets user space run) only; elsewhere cold relies on the pool alone.
+ */
+#if defined(__x86_64__) || defined(__aarch64__)
+#define HAVE_FLUSH 1
+static void flush_range(const unsigned char *p, size_t n)
+{
+    uintptr_t a = (uintptr_t)p & ~(uintptr_t)63, end = (uintptr_t)p + n;
+    for (; a < end; a += 64) {
+#if defined(__x86_64__)
+        __builtin_ia32_clflush((const void *)a);
+#else
+        __asm__ volatile("dc civac, %0" : : "r"(a) : "memory");
+#endif
+    }
+}
+
+static void flush_calls(const struct worker *w, size_t pos, size_t iters)
+{
+    if (iters > w->ncalls)
+        iters = w->ncalls;
+    for (size_t i = 0; i < iters; i++) {
+        const struct call *c = &w->calls[(pos + i) % w->ncalls];
+        if (c->src)
+            flush_range(c->src, c->n);
+        flush_range(c->dst, c->n);
+    }
+#if defined(__x86_64__)
+    __builtin_ia32_mfence();
+#else
+    __asm__ volatile("dsb ish" ::: "memory");
+#endif
+}
+#else
+#define HAVE_FLUSH 0
+#endif
+
 static void run_job(struct worker *w)
 {
+#if HAVE_FLUSH
+    if (job.cold)
+        flush_calls(w, 0, job.iters);
+#endif
     if (opt.threads > 1) {
         /* Rendezvous: nobody starts the clock until every thread is on a
          * CPU and here, so the copies really run at the same time. */
@@ -438,10 +483,11 @@ static void run_job(struct worker *w)
         while (atomic_load_explicit(&n_ready, memory_order_acquire) < opt.threads)
             spin_pause(&spins);
     }
-    /* Cold runs go on through the pool from where the last sample stopped,
-     * so no sample finds the slots the previous one left in the cache;
-     * the others start at the top, so every candidate makes the same calls. */
-    size_t pos = job.cold ? w->cursor : 0;
+    /* Every sample starts at the top of the table, so every candidate makes
+     * the same calls; without a cache flush, cold runs instead go on through
+     * the pool from where the last sample stopped, so that no sample finds
+     * the slots the previous one left in the cache. */
+    size_t pos = job.cold && !HAVE_FLUSH ? w->cursor : 0;
     long cs = preemptions();
     uint64_t t0 = now_ns();
     uint64_t dt;
