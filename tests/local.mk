@@ -85,10 +85,10 @@ if HOST_RISCV64
 # tests/<name>-<cpu>.<ext> runs tests/<name> (tests/run-test.sh), and its
 # log is tests/<name>-<cpu>.log.
 RVNOV_LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/run-test.sh rv64
-RVV128_LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/run-test.sh rv64,v=true,vlen=128
-RVV256_LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/run-test.sh rv64,v=true,vlen=256
-RVV512_LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/run-test.sh rv64,v=true,vlen=512
-RVV1024_LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/run-test.sh rv64,v=true,vlen=1024
+RVV128_LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/run-test.sh rv64,v=true,vext_spec=v1.0,vlen=128
+RVV256_LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/run-test.sh rv64,v=true,vext_spec=v1.0,vlen=256
+RVV512_LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/run-test.sh rv64,v=true,vext_spec=v1.0,vlen=512
+RVV1024_LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/run-test.sh rv64,v=true,vext_spec=v1.0,vlen=1024
 memasm_rv_base = $(memasm_test_progs) tests/dispatch-env
 memasm_rv_stubs = $(memasm_rv_base:=-nov.rvnov) $(memasm_rv_base:=-v128.rvv128) \
 	$(memasm_rv_base:=-v256.rvv256) $(memasm_rv_base:=-v512.rvv512) \
