@@ -140,20 +140,21 @@ void memasm_threshold_defaults(uint64_t out[MEMASM_THR_COUNT])
          * memset: the 4xVEC loop wins (1.45-1.75x) up to half of L2 and
          * falls behind rep stosb at the L2 size; rep stosb from 3/4 L2
          * (what glibc does from 2 KiB, so parity), non-temporal stores from
-         * 32 x L2 (32 MiB here): at 8-16 MiB they measured 0.6x glibc's
-         * rep stosb, from 48 MiB 1.1-1.3x.
+         * 64 x L2 (64 MiB here): at 8-16 MiB they measured 0.6-0.9x
+         * glibc's rep stosb, at 32 MiB anywhere from 0.77x to 1.35x over
+         * four runs, from 64 MiB 0.91-1.53x, mostly above 1.1x.
          */
         uint64_t l1 = c->l1d ? c->l1d : 48 * KIB;
         uint64_t l2 = c->l2 ? c->l2 : 1 * MIB;
         uint64_t l3 = c->l3 ? c->l3 : 32 * MIB;
         uint64_t cpy_nt = l3 / 8 > 16 * l2 ? l3 / 8 : 16 * l2;
         out[MEMASM_THR_MEMCPY_NT_MIN] = cpy_nt;
-        out[MEMASM_THR_MEMSET_NT_MIN] = 32 * l2;
+        out[MEMASM_THR_MEMSET_NT_MIN] = 64 * l2;
         if (c->features & MEMASM_F_X86_ERMS) {
             out[MEMASM_THR_MEMCPY_ERMS_MIN] = l1 / 16 * 9;
             out[MEMASM_THR_MEMCPY_ERMS_MAX] = cpy_nt;
             out[MEMASM_THR_MEMSET_ERMS_MIN] = l2 / 4 * 3;
-            out[MEMASM_THR_MEMSET_ERMS_MAX] = 32 * l2;
+            out[MEMASM_THR_MEMSET_ERMS_MAX] = 64 * l2;
         }
     }
 #elif defined(__aarch64__)
