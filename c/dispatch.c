@@ -84,6 +84,8 @@ static const struct memasm_kernel *choose(memasm_op op)
         const struct memasm_kernel *k = &memasm_kernels[i];
         if (k->op != op || !usable(k) || k->level > cap)
             continue;
+        if ((memasm_cpu_get()->features & k->prefers) != k->prefers)
+            continue;
         if (!best || k->level > best->level)
             best = k;
     }

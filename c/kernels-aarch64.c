@@ -33,7 +33,7 @@ SET(memasm_k_memset_sve);
 const char *const memasm_isa_names[] = {"generic", "neon", "sve"};
 const int memasm_isa_names_count = 3;
 
-#define K(name, op, level, req) {#name, op, level, req, (void (*)(void))memasm_k_##name}
+#define K(name, op, level, req) {#name, op, level, req, (void (*)(void))memasm_k_##name, 0}
 
 const struct memasm_kernel memasm_kernels[] = {
     K(memcpy_generic, MEMASM_OP_MEMCPY, 0, 0),

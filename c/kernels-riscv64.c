@@ -6,10 +6,13 @@
  * change.  Levels: 0 scalar (RV64GC), 1 rvv (RVV 1.0, VLEN-agnostic).
  *
  * The *_scalar_misaligned kernels load misaligned words where the others
- * compose them from aligned loads; they need MEMASM_F_RV_MISALIGNED_FAST
- * (riscv_hwprobe says misaligned scalar accesses are fast) and are listed
+ * compose them from aligned loads.  Misaligned accesses are correct on every
+ * Linux riscv64 system (the kernel emulates them where the core cannot), so
+ * the kernels run anywhere and are tested everywhere; the dispatcher chooses
+ * them only where riscv_hwprobe says misaligned scalar accesses are fast
+ * (MEMASM_F_RV_MISALIGNED_FAST, the "prefers" field), and they are listed
  * before the aligned ones of the same level, because the dispatcher takes
- * the first usable kernel among equal levels.
+ * the first eligible kernel among equal levels.
  */
 #include "config.h"
 
@@ -29,11 +32,13 @@ SET(memasm_k_memset_rvv);
 const char *const memasm_isa_names[] = {"scalar", "rvv"};
 const int memasm_isa_names_count = 2;
 
-#define K(name, op, level, req) {#name, op, level, req, (void (*)(void))memasm_k_##name}
+#define K(name, op, level, req) {#name, op, level, req, (void (*)(void))memasm_k_##name, 0}
+#define KP(name, op, level, req, pref) \
+    {#name, op, level, req, (void (*)(void))memasm_k_##name, pref}
 
 const struct memasm_kernel memasm_kernels[] = {
-    K(memcpy_scalar_misaligned, MEMASM_OP_MEMCPY, 0, MEMASM_F_RV_MISALIGNED_FAST),
-    K(memmove_scalar_misaligned, MEMASM_OP_MEMMOVE, 0, MEMASM_F_RV_MISALIGNED_FAST),
+    KP(memcpy_scalar_misaligned, MEMASM_OP_MEMCPY, 0, 0, MEMASM_F_RV_MISALIGNED_FAST),
+    KP(memmove_scalar_misaligned, MEMASM_OP_MEMMOVE, 0, 0, MEMASM_F_RV_MISALIGNED_FAST),
     K(memcpy_scalar, MEMASM_OP_MEMCPY, 0, 0),
     K(memmove_scalar, MEMASM_OP_MEMMOVE, 0, 0),
     K(memset_scalar, MEMASM_OP_MEMSET, 0, 0),

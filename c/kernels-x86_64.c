@@ -31,7 +31,7 @@ const char *const memasm_isa_names[] = {"sse2", "avx2", "avx512"};
 const int memasm_isa_names_count = 3;
 
 #define AVX512 (MEMASM_F_X86_AVX512F | MEMASM_F_X86_AVX512BW | MEMASM_F_X86_AVX512VL)
-#define K(name, op, level, req) {#name, op, level, req, (void (*)(void))memasm_k_##name}
+#define K(name, op, level, req) {#name, op, level, req, (void (*)(void))memasm_k_##name, 0}
 
 const struct memasm_kernel memasm_kernels[] = {
     K(memcpy_sse2, MEMASM_OP_MEMCPY, 0, MEMASM_F_X86_SSE2),

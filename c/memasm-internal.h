@@ -77,8 +77,13 @@ struct memasm_kernel {
     const char *name;
     memasm_op op;
     int level;          /* ISA level index                           */
-    uint32_t requires;  /* MEMASM_F_* bits the CPU must have         */
+    uint32_t requires;  /* MEMASM_F_* bits the CPU must have to run it */
     void (*fn)(void);
+    /* MEMASM_F_* bits that must be present for the dispatcher to choose
+     * it, where they are about speed, not correctness (a kernel with
+     * misaligned loads runs everywhere on Linux but is only worth it where
+     * they are fast).  Tests and the benchmark run it regardless. */
+    uint32_t prefers;
 };
 
 extern const struct memasm_kernel memasm_kernels[] MEMASM_HIDDEN;
