@@ -9,7 +9,8 @@
  * allocate: the call path is one relaxed load and an indirect tail call.
  *
  * Choice: for each operation, the kernel with the highest ISA level that the
- * CPU can run and that does not exceed the cap (MEMASM_ISA or
+ * CPU can run (and that has the features the kernel "prefers", see
+ * memasm-internal.h) and that does not exceed the cap (MEMASM_ISA or
  * memasm_isa_set_cap); among equal levels the first in the list.  A forced
  * kernel (memasm_kernel_force) overrides the choice but must be usable.
  *
@@ -32,6 +33,10 @@ static _Thread_local int init_here;      /* this thread is inside memasm_init */
 
 /* ---- entry points ------------------------------------------------------- */
 
+/* On x86_64 the entry points are in asm/x86_64/entry.asm: they copy or set
+ * the smallest sizes themselves and jump through the same pointers for the
+ * rest (an indirect jump costs about 10% at 1-256 bytes there). */
+#if !defined(__x86_64__)
 void *memasm_memcpy(void *restrict dst, const void *restrict src, size_t n)
 {
     return atomic_load_explicit(&memasm_cur_memcpy, memory_order_relaxed)(dst, src, n);
@@ -46,6 +51,7 @@ void *memasm_memset(void *dst, int c, size_t n)
 {
     return atomic_load_explicit(&memasm_cur_memset, memory_order_relaxed)(dst, c, n);
 }
+#endif
 
 /* ---- selection ---------------------------------------------------------- */
 
@@ -53,6 +59,11 @@ static int usable(const struct memasm_kernel *k)
 {
     const struct memasm_cpu *c = memasm_cpu_get();
     return (c->features & k->requires) == k->requires && k->level <= c->isa_max;
+}
+
+static int eligible(const struct memasm_kernel *k)
+{
+    return usable(k) && (memasm_cpu_get()->features & k->prefers) == k->prefers;
 }
 
 static void install(memasm_op op, const struct memasm_kernel *k)
@@ -82,9 +93,7 @@ static const struct memasm_kernel *choose(memasm_op op)
     const struct memasm_kernel *best = NULL;
     for (size_t i = 0; i < memasm_kernels_count; i++) {
         const struct memasm_kernel *k = &memasm_kernels[i];
-        if (k->op != op || !usable(k) || k->level > cap)
-            continue;
-        if ((memasm_cpu_get()->features & k->prefers) != k->prefers)
+        if (k->op != op || !eligible(k) || k->level > cap)
             continue;
         if (!best || k->level > best->level)
             best = k;
@@ -160,6 +169,7 @@ int memasm_kernel_info(size_t i, memasm_kernel_desc *out)
     out->level = k->level;
     out->isa = memasm_isa_names[k->level];
     out->usable = usable(k);
+    out->eligible = eligible(k);
     out->fn = k->fn;
     return 0;
 }

@@ -77,6 +77,11 @@ typedef struct memasm_kernel_desc {
     const char *isa;      /* ISA level name, e.g. "avx2" (see memasm_isa_*)   */
     int level;            /* index of that level, 0 = baseline                */
     int usable;           /* non-zero when this CPU can run it                */
+    int eligible;         /* non-zero when the dispatcher may choose it here:
+                             usable, and the CPU has the features that make
+                             it worth it (e.g. fast misaligned loads); a
+                             usable but not eligible kernel can still be
+                             forced, tested and benchmarked               */
     /* The kernel itself, callable directly when usable (tests, benchmark).
      * memcpy/memmove kernels: void *(*)(void *, const void *, size_t);
      * memset kernels:         void *(*)(void *, int, size_t).               */

@@ -41,7 +41,7 @@ static int min_i(int a, int b)
 }
 
 /* Index of the kernel the dispatcher should pick for op under cap (the
- * dispatcher's documented rule: highest usable level <= cap, first in the
+ * dispatcher's documented rule: highest eligible level <= cap, first in the
  * list among equals), or -1. */
 static long best_kernel(memasm_op op, int cap)
 {
@@ -49,7 +49,7 @@ static long best_kernel(memasm_op op, int cap)
     int best_level = -1;
     for (size_t i = 0; i < memasm_kernel_count(); i++) {
         memasm_kernel_desc d;
-        if (memasm_kernel_info(i, &d) != 0 || d.op != op || !d.usable || d.level > cap)
+        if (memasm_kernel_info(i, &d) != 0 || d.op != op || !d.eligible || d.level > cap)
             continue;
         if (d.level > best_level) {
             best = (long)i;
