@@ -49,8 +49,8 @@ static void call_checked(const memasm_kernel_desc *k, const char *profile, t_rng
         ck_abort_msg("ABI checker: %s (code 0x%x): %s", abi_code_str(code), (unsigned)code,
                      t_call_str(&c));
     if (ret != a0)
-        ck_abort_msg("%s: returned 0x%llx, expected dst 0x%llx", t_call_str(&c),
-                     (unsigned long long)ret, (unsigned long long)a0);
+        ck_abort_msg("%s: returned 0x%lx, expected dst 0x%lx", t_call_str(&c),
+                     (unsigned long)ret, (unsigned long)a0);
     size_t i = t_diff(lo, exp_buf, span);
     if (i != span)
         ck_abort_msg("%s: byte dst%+ld is 0x%02x, expected 0x%02x", t_call_str(&c),

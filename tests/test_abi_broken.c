@@ -40,8 +40,8 @@ START_TEST(broken_is_caught)
             printf("checker on memasm_test_broken_memcpy: code 0x%x: %s\n", (unsigned)code,
                    abi_code_str(code));
         ck_assert_msg(code >= 1 && code <= MEMASM_ABI_NSEEDS,
-                      "checker missed the broken kernel: code 0x%x (%s), seed %llu", (unsigned)code,
-                      abi_code_str(code), (unsigned long long)t_seed());
+                      "checker missed the broken kernel: code 0x%x (%s), seed %lu", (unsigned)code,
+                      abi_code_str(code), (unsigned long)t_seed());
 #ifdef EXPECTED_CODE
         ck_assert_msg(code == EXPECTED_CODE, "checker blamed %s, expected %s", abi_code_str(code),
                       abi_reg_names[EXPECTED_CODE - 1]);
