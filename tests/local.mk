@@ -8,6 +8,7 @@
 #   tests/test_abi        every kernel through the ABI checker
 #   tests/test_abi_broken the checker catches a deliberately broken kernel
 #   tests/test_dispatch   caps, forcing, threads from start-up on
+#   tests/test_entry      the public entry points' own small-size paths
 #   tests/dispatch-env.sh MEMASM_ISA from the environment
 # On a cross build every test runs under $(TEST_EMULATOR) with CK_FORK=no
 # (tests/run-test.sh); on riscv64 the whole set runs five times: without V
@@ -42,7 +43,7 @@ tests_libmemasm_broken_la_SOURCES += tests/abi/broken-riscv64.S
 endif
 
 memasm_test_progs = tests/test_conform tests/test_profiles tests/test_abi \
-	tests/test_abi_broken tests/test_dispatch
+	tests/test_abi_broken tests/test_dispatch tests/test_entry
 check_PROGRAMS += $(memasm_test_progs)
 
 memasm_test_cflags = $(AM_CFLAGS) $(CHECK_CFLAGS) -pthread
@@ -74,6 +75,11 @@ tests_test_dispatch_SOURCES = tests/test_dispatch.c
 tests_test_dispatch_CFLAGS = $(memasm_test_cflags)
 tests_test_dispatch_LDFLAGS = $(memasm_test_ldflags)
 tests_test_dispatch_LDADD = $(memasm_test_ldadd)
+
+tests_test_entry_SOURCES = tests/test_entry.c
+tests_test_entry_CFLAGS = $(memasm_test_cflags)
+tests_test_entry_LDFLAGS = $(memasm_test_ldflags)
+tests_test_entry_LDADD = $(memasm_test_ldadd)
 
 memasm_tests = $(memasm_test_progs) tests/dispatch-env.sh
 

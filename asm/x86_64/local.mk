@@ -1,7 +1,7 @@
 # asm/x86_64/local.mk -- x86_64 kernels (NASM), included from Makefile.am.
 
 if HOST_X86_64
-libmemasm_la_SOURCES += c/kernels-x86_64.c \
+libmemasm_la_SOURCES += c/kernels-x86_64.c asm/x86_64/entry.asm \
 	asm/x86_64/memmove-sse2.asm asm/x86_64/memmove-avx2.asm \
 	asm/x86_64/memmove-avx512.asm asm/x86_64/memset-sse2.asm \
 	asm/x86_64/memset-avx2.asm asm/x86_64/memset-avx512.asm
@@ -17,6 +17,7 @@ asm/x86_64/memmove-avx512.lo: $(x86_64_asm_deps) \
 asm/x86_64/memset-sse2.lo asm/x86_64/memset-avx2.lo \
 asm/x86_64/memset-avx512.lo: $(x86_64_asm_deps) \
 	$(top_srcdir)/asm/x86_64/memset.inc
+asm/x86_64/entry.lo: $(x86_64_asm_deps)
 
 # NASM objects go through libtool like C objects (build-aux/nasm-lt).
 SUFFIXES += .asm

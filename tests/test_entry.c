@@ -1,0 +1,201 @@
+/*
+ * test_entry.c -- the public entry points memasm_memcpy, memasm_memmove and
+ * memasm_memset themselves, not the kernels behind them.
+ *
+ * On x86_64 the entry points copy and set the smallest sizes on their own
+ * (asm/x86_64/entry.asm) and jump to the selected kernel for the rest; the
+ * conformance suite calls the kernels directly and never reaches that code.
+ * For every ISA cap the CPU allows (the kernel behind the entry changes with
+ * it), each entry point is checked against a byte loop:
+ *  - every length 0..300; every dst and src alignment 0..63 up to 64 bytes,
+ *    a set of alignments above;
+ *  - buffers at both ends of mmap'd arenas between PROT_NONE pages, the
+ *    source read-only: one byte read or written outside faults;
+ *  - random canaries 64 bytes either side of the destination, unchanged;
+ *  - the return value is dst; n = 0 with pointers into a PROT_NONE page;
+ *  - memmove: every overlap distance 0..64 in both directions;
+ *  - memset: c beyond 8 bits (0x1ff, -1, ...) and junk in the upper 32 bits
+ *    of the register that carries c.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+#define WIN 64     /* canary bytes either side                  */
+#define MAXN 300   /* longest length                           */
+#define FULLN 64   /* every alignment up to this length        */
+
+static t_arena dst_arena, src_arena;
+static unsigned char expect[1 << 16]; /* shadow of dst_arena */
+static t_rng rng;
+static char label[96];
+
+static const unsigned some_align[] = {0, 1, 3, 7, 8, 15, 16, 31, 32, 33, 48, 63};
+#define N_SOME (sizeof some_align / sizeof some_align[0])
+
+/* Fill [p - WIN, p + len + WIN) of the destination arena (clipped) with
+ * random bytes, the same in the shadow; return the window. */
+static void window(unsigned char *p, size_t len, size_t *lo, size_t *hi)
+{
+    size_t off = (size_t)(p - dst_arena.base);
+    *lo = off > WIN ? off - WIN : 0;
+    *hi = off + len + WIN < dst_arena.size ? off + len + WIN : dst_arena.size;
+    t_fill(&rng, dst_arena.base + *lo, *hi - *lo);
+    memcpy(expect + *lo, dst_arena.base + *lo, *hi - *lo);
+}
+
+static void compare(const t_call *c, void *ret, void *d, size_t lo, size_t hi)
+{
+    ck_assert_msg(ret == d, "returned %p, not dst %p: %s", ret, d, t_call_str(c));
+    size_t bad = t_diff(dst_arena.base + lo, expect + lo, hi - lo);
+    if (bad < hi - lo)
+        ck_abort_msg("byte dst%+ld wrong (0x%02x, expected 0x%02x): %s",
+                     (long)(lo + bad) - (long)((unsigned char *)d - dst_arena.base),
+                     dst_arena.base[lo + bad], expect[lo + bad], t_call_str(c));
+}
+
+/* A copy from the read-only source arena to the destination arena. */
+static void check_copy(const char *what, t_copy_fn fn, unsigned char *d, const unsigned char *s,
+                       size_t n)
+{
+    t_call c = {label, what, n, (unsigned)((uintptr_t)d % 64), (unsigned)((uintptr_t)s % 64), NULL};
+    size_t lo, hi;
+    window(d, n, &lo, &hi);
+    t_ref_move(expect + (d - dst_arena.base), s, n);
+    void *ret = t_copy(&c, fn, d, s, n);
+    compare(&c, ret, d, lo, hi);
+}
+
+/* memmove inside the destination arena: [p, p + n + dist), dst below src
+ * (forward) or above it (backward). */
+static void check_overlap(unsigned char *p, size_t n, size_t dist, int backward)
+{
+    unsigned char *d = backward ? p + dist : p, *s = backward ? p : p + dist;
+    t_call c = {label, backward ? "memmove dst above src" : "memmove dst below src", n,
+                (unsigned)((uintptr_t)d % 64), (unsigned)((uintptr_t)s % 64), NULL};
+    size_t lo, hi;
+    window(p, n + dist, &lo, &hi);
+    t_ref_move(expect + (d - dst_arena.base), expect + (s - dst_arena.base), n);
+    void *ret = t_copy(&c, (t_copy_fn)memasm_memmove, d, s, n);
+    compare(&c, ret, d, lo, hi);
+}
+
+typedef void *(*set_long_fn)(void *, long, size_t);
+
+/* memset with c passed in a full 64-bit register: junk above bit 31. */
+static void check_set(unsigned char *d, int v, long junk, size_t n)
+{
+#if !defined(__x86_64__) && !defined(__aarch64__)
+    junk = 0; /* riscv64: an int argument must arrive sign-extended */
+#endif
+    t_call c = {label, junk ? "memset, junk in the upper 32 bits of c's register" : "memset", n,
+                (unsigned)((uintptr_t)d % 64), 0, NULL};
+    size_t lo, hi;
+    window(d, n, &lo, &hi);
+    t_ref_set(expect + (d - dst_arena.base), v, n);
+    void *ret;
+    if (junk) {
+        set_long_fn f = (set_long_fn)(void (*)(void))memasm_memset;
+        long arg = (long)(((unsigned long)junk << 32) | (unsigned)v);
+        void *volatile r = NULL;
+        T_GUARDED(&c, r = f(d, arg, n));
+        ret = r;
+    } else {
+        ret = t_set(&c, memasm_memset, d, v, n);
+    }
+    compare(&c, ret, d, lo, hi);
+}
+
+/* Destination (or source) at alignment a near the lower guard page, or
+ * ending a bytes before the upper guard page (a = 0: touching it). */
+static unsigned char *place(t_arena *ar, size_t len, unsigned a, int high)
+{
+    return high ? ar->base + ar->size - len - a : ar->base + a;
+}
+
+static void run_all(void)
+{
+    static const int vals[] = {0, 0x1ff, 0xa5, -1, 0x80, 0x7f00, 0x12345678};
+    for (size_t n = 0; n <= MAXN; n++) {
+        size_t na = n <= FULLN ? 64 : N_SOME;
+        for (size_t i = 0; i < na; i++) {
+            unsigned da = n <= FULLN ? (unsigned)i : some_align[i];
+            for (size_t j = 0; j < na; j++) {
+                unsigned sa = n <= FULLN ? (unsigned)j : some_align[j];
+                /* dst at either end; src at the same or the other end */
+                for (int hd = 0; hd < 2; hd++) {
+                    int hs = hd ^ (int)((i + j) & 1);
+                    unsigned char *d = place(&dst_arena, n, da, hd);
+                    const unsigned char *s = place(&src_arena, n, sa, hs);
+                    check_copy("memcpy", (t_copy_fn)memasm_memcpy, d, s, n);
+                    check_copy("memmove, disjoint", (t_copy_fn)memasm_memmove, d, s, n);
+                }
+            }
+            for (int hd = 0; hd < 2; hd++) {
+                unsigned char *d = place(&dst_arena, n, da, hd);
+                for (size_t k = 0; k < sizeof vals / sizeof vals[0]; k++)
+                    check_set(d, vals[k], (long)((i + k) % 3 == 0 ? 0 : 0x5eadbeef + (long)k), n);
+            }
+        }
+        for (size_t dist = 0; dist <= 64; dist++)
+            for (int back = 0; back < 2; back++)
+                for (int high = 0; high < 2; high++) {
+                    unsigned a = (unsigned)((n * 7 + dist * 3 + (size_t)high) % 64);
+                    check_overlap(place(&dst_arena, n + dist, a, high), n, dist, back);
+                    check_overlap(place(&dst_arena, n + dist, 0, high), n, dist, back);
+                }
+    }
+    /* n = 0 touches nothing: pointers into a PROT_NONE page. */
+    unsigned char *none = t_noaccess_page();
+    t_call c = {label, "n = 0, PROT_NONE pointers", 0, 0, 0, NULL};
+    ck_assert(t_copy(&c, (t_copy_fn)memasm_memcpy, none + 5, none + 9, 0) == none + 5);
+    ck_assert(t_copy(&c, (t_copy_fn)memasm_memmove, none + 5, none + 9, 0) == none + 5);
+    ck_assert(t_set(&c, memasm_memset, none + 5, 0x41, 0) == none + 5);
+}
+
+START_TEST(entry_points)
+{
+    t_fault_install();
+    t_rng_init(&rng, 0xe7);
+    t_arena_new(&dst_arena, t_page() > sizeof expect ? sizeof expect : t_page());
+    ck_assert(dst_arena.size <= sizeof expect);
+    t_arena_new(&src_arena, t_page());
+    t_fill(&rng, src_arena.base, src_arena.size);
+    t_arena_readonly(&src_arena, 1);
+    int cpu = memasm_isa_cpu();
+    for (int level = 0; level <= cpu; level++) {
+        const char *isa = memasm_isa_name(level);
+        ck_assert_msg(memasm_isa_set_cap(isa) == 0, "memasm_isa_set_cap(%s) failed", isa);
+        snprintf(label, sizeof label, "entry points, cap %s (memcpy=%s memmove=%s memset=%s)",
+                 isa, memasm_kernel_current(MEMASM_OP_MEMCPY),
+                 memasm_kernel_current(MEMASM_OP_MEMMOVE), memasm_kernel_current(MEMASM_OP_MEMSET));
+        printf("%s\n", label);
+        fflush(stdout);
+        run_all();
+    }
+    memasm_isa_set_cap(NULL);
+    t_arena_free(&dst_arena);
+    t_arena_free(&src_arena);
+    t_print_time("entry points");
+}
+END_TEST
+
+int main(void)
+{
+    t_seed();
+    Suite *s = suite_create("entry");
+    TCase *tc = tcase_create("entry");
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, entry_points);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
