@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "xoshiro.h"
 
 /* ---- size grid ---------------------------------------------------------- */
 
@@ -36,37 +37,15 @@ size_t bench_size_grid(size_t lo, size_t hi, int pow2_only, size_t *out, size_t 
 
 /* ---- random numbers ----------------------------------------------------- */
 
-static uint64_t splitmix64(uint64_t *x)
-{
-    uint64_t z = (*x += 0x9e3779b97f4a7c15u);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-    return z ^ (z >> 31);
-}
-
 void bench_rng_seed(struct bench_rng *r, uint64_t seed)
 {
     for (int i = 0; i < 4; i++)
-        r->s[i] = splitmix64(&seed);
-}
-
-static uint64_t rotl(uint64_t x, int k)
-{
-    return (x << k) | (x >> (64 - k));
+        r->s[i] = memasm_splitmix64(&seed);
 }
 
 uint64_t bench_rng_next(struct bench_rng *r)
 {
-    uint64_t *s = r->s;
-    uint64_t result = rotl(s[1] * 5, 7) * 9;
-    uint64_t t = s[1] << 17;
-    s[2] ^= s[0];
-    s[3] ^= s[1];
-    s[1] ^= s[2];
-    s[0] ^= s[3];
-    s[2] ^= t;
-    s[3] = rotl(s[3], 45);
-    return result;
+    return memasm_xoshiro_next(r->s);
 }
 
 uint64_t bench_rng_below(struct bench_rng *r, uint64_t n)

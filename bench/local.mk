@@ -64,7 +64,7 @@ bench: bench/memasm-bench$(EXEEXT)
 if HAVE_CHECK
 check_PROGRAMS += bench/test-harness
 TESTS += bench/test-harness
-bench_test_harness_SOURCES = bench/test-harness.c bench/harness.c bench/harness.h bench/tables.h
+bench_test_harness_SOURCES = c/xoshiro.h bench/test-harness.c bench/harness.c bench/harness.h bench/tables.h
 nodist_bench_test_harness_SOURCES = bench/tables.c
 bench_test_harness_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/bench
 bench_test_harness_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)

@@ -16,16 +16,9 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "xoshiro.h"
 
 /* ---- random numbers ----------------------------------------------------- */
-
-static uint64_t splitmix(uint64_t *x)
-{
-    uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
 
 uint64_t t_seed(void)
 {
@@ -47,7 +40,7 @@ uint64_t t_seed(void)
         clock_gettime(CLOCK_REALTIME, &ts);
         uint64_t x = (uint64_t)ts.tv_sec * 1000000007u ^ (uint64_t)ts.tv_nsec ^
                      ((uint64_t)getpid() << 32);
-        seed = splitmix(&x) % 1000000000000ull; /* short enough to retype */
+        seed = memasm_splitmix64(&x) % 1000000000000ull; /* short enough to retype */
     }
     done = 1;
     printf("seed: %llu (repeat with MEMASM_TEST_SEED=%llu)\n", (unsigned long long)seed,
@@ -60,26 +53,12 @@ void t_rng_init(t_rng *r, uint64_t stream)
 {
     uint64_t x = t_seed() ^ (stream * 0xd1342543de82ef95ull);
     for (int i = 0; i < 4; i++)
-        r->s[i] = splitmix(&x);
-}
-
-static uint64_t rotl(uint64_t x, int k)
-{
-    return (x << k) | (x >> (64 - k));
+        r->s[i] = memasm_splitmix64(&x);
 }
 
 uint64_t t_rand(t_rng *r)
 {
-    uint64_t *s = r->s;
-    uint64_t out = rotl(s[1] * 5, 7) * 9;
-    uint64_t t = s[1] << 17;
-    s[2] ^= s[0];
-    s[3] ^= s[1];
-    s[1] ^= s[2];
-    s[0] ^= s[3];
-    s[2] ^= t;
-    s[3] = rotl(s[3], 45);
-    return out;
+    return memasm_xoshiro_next(r->s);
 }
 
 uint64_t t_below(t_rng *r, uint64_t n)

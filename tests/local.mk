@@ -25,7 +25,7 @@ if HAVE_CHECK
 
 # Shared machinery and the ABI trampoline of this architecture.
 check_LTLIBRARIES += tests/libmemasm-test.la tests/libmemasm-broken.la
-tests_libmemasm_test_la_SOURCES = tests/harness.c tests/harness.h tests/abi/abi.h \
+tests_libmemasm_test_la_SOURCES = c/xoshiro.h tests/harness.c tests/harness.h tests/abi/abi.h \
 	tests/abi_common.h
 tests_libmemasm_test_la_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_libmemasm_broken_la_SOURCES =
