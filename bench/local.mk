@@ -12,6 +12,7 @@
 
 noinst_PROGRAMS += bench/memasm-bench
 bench_memasm_bench_SOURCES = \
+	c/xoshiro.h \
 	bench/memasm-bench.c \
 	bench/harness.c \
 	bench/harness.h \
