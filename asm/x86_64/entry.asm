@@ -33,6 +33,7 @@
 
 %define KERNEL_VISIBILITY default
 %include "macros.inc"
+%include "small.inc"
 
 %ifndef ENTRY_COPY_MAX
     %define ENTRY_COPY_MAX 64
@@ -61,37 +62,7 @@ KERNEL %1
     cmp edx, 16
     ja .g17
 %endif
-    cmp edx, 8
-    jb .lt8
-    ; [8, 16]
-    mov rcx, [rsi]
-    mov r8, [rsi + rdx - 8]
-    mov [rdi], rcx
-    mov [rdi + rdx - 8], r8
-    ret
-.lt8:
-    cmp edx, 4
-    jb .lt4
-    ; [4, 7]
-    mov ecx, [rsi]
-    mov r8d, [rsi + rdx - 4]
-    mov [rdi], ecx
-    mov [rdi + rdx - 4], r8d
-    ret
-.lt4:
-    test edx, edx
-    jz .ret
-    ; [1, 3]: bytes 0, n/2 and n-1 (1: 0 0 0; 2: 0 1 1; 3: 0 1 2)
-    mov r9, rdx
-    shr r9, 1
-    movzx ecx, byte [rsi]
-    movzx r8d, byte [rsi + r9]
-    movzx r10d, byte [rsi + rdx - 1]
-    mov [rdi], cl
-    mov [rdi + r9], r8b
-    mov [rdi + rdx - 1], r10b
-.ret:
-    ret
+    COPY_0_16
 %if ENTRY_COPY_MAX > 16
 .g17:
 %if ENTRY_COPY_MAX > 32
@@ -137,30 +108,7 @@ KERNEL memasm_memset
     cmp edx, 16
     ja .g17
 %endif
-    cmp edx, 8
-    jb .lt8
-    ; [8, 16]
-    mov [rdi], rcx
-    mov [rdi + rdx - 8], rcx
-    ret
-.lt8:
-    cmp edx, 4
-    jb .lt4
-    ; [4, 7]
-    mov [rdi], ecx
-    mov [rdi + rdx - 4], ecx
-    ret
-.lt4:
-    test edx, edx
-    jz .ret
-    ; [1, 3]: bytes 0, n/2 and n-1
-    mov r9, rdx
-    shr r9, 1
-    mov [rdi], cl
-    mov [rdi + r9], cl
-    mov [rdi + rdx - 1], cl
-.ret:
-    ret
+    SET_0_16
 %if ENTRY_SET_MAX > 16
 .g17:
 %if ENTRY_SET_MAX > 32
@@ -168,11 +116,7 @@ KERNEL memasm_memset
     ja .g33
 %endif
     ; [17, 32]
-    mov [rdi], rcx
-    mov [rdi + 8], rcx
-    mov [rdi + rdx - 16], rcx
-    mov [rdi + rdx - 8], rcx
-    ret
+    SET_17_32
 %endif
 %if ENTRY_SET_MAX > 32
 .g33:
