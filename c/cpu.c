@@ -110,6 +110,8 @@ static void detect(void)
         cpu.features |= MEMASM_F_X86_AVX512VL;
     if (info.features.erms)
         cpu.features |= MEMASM_F_X86_ERMS;
+    if (info.features.bmi2)
+        cpu.features |= MEMASM_F_X86_BMI2;
     unsigned a, b, c, d;
     if (__get_cpuid_max(0, NULL) >= 7) {
         __cpuid_count(7, 0, a, b, c, d);

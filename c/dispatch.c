@@ -68,6 +68,9 @@ static int eligible(const struct memasm_kernel *k)
 
 static void install(memasm_op op, const struct memasm_kernel *k)
 {
+#if defined(__x86_64__)
+    memasm_entry_follow(op, k);
+#endif
     switch (op) {
     case MEMASM_OP_MEMCPY:
         atomic_store_explicit(&memasm_cur_memcpy, (memasm_copy_fn)k->fn, memory_order_release);

@@ -13,6 +13,8 @@
  */
 #include "config.h"
 
+#include <stdatomic.h>
+
 #include "memasm-internal.h"
 
 #define COPY(sym) void *sym(void *, const void *, size_t) MEMASM_HIDDEN
@@ -50,3 +52,33 @@ const size_t memasm_kernels_count = sizeof memasm_kernels / sizeof memasm_kernel
 _Atomic(memasm_copy_fn) memasm_cur_memcpy = memasm_k_memcpy_sse2;
 _Atomic(memasm_copy_fn) memasm_cur_memmove = memasm_k_memmove_sse2;
 _Atomic(memasm_set_fn) memasm_cur_memset = memasm_k_memset_sse2;
+
+/* asm/x86_64/entry.asm does sizes up to 256 bytes itself, with the
+ * registers its byte for the operation allows: 2 zmm and k1 (masked moves,
+ * which need BMI2's bzhi too), 1 ymm, 0 neither.  The byte follows the
+ * installed kernel (memasm_entry_follow, called by the dispatcher on every
+ * install), which the CPU was checked to run, so a cap or a forced kernel
+ * keeps the entry points at the same ISA level as the kernel behind them. */
+_Atomic unsigned char memasm_entry_vec_memcpy MEMASM_HIDDEN;
+_Atomic unsigned char memasm_entry_vec_memmove MEMASM_HIDDEN;
+_Atomic unsigned char memasm_entry_vec_memset MEMASM_HIDDEN;
+
+void memasm_entry_follow(memasm_op op, const struct memasm_kernel *k)
+{
+    unsigned char v = (unsigned char)k->level; /* 0 sse2, 1 avx2, 2 avx512 */
+    if (v == 2 && !(memasm_cpu_get()->features & MEMASM_F_X86_BMI2))
+        v = 1;
+    switch (op) {
+    case MEMASM_OP_MEMCPY:
+        atomic_store_explicit(&memasm_entry_vec_memcpy, v, memory_order_relaxed);
+        break;
+    case MEMASM_OP_MEMMOVE:
+        atomic_store_explicit(&memasm_entry_vec_memmove, v, memory_order_relaxed);
+        break;
+    case MEMASM_OP_MEMSET:
+        atomic_store_explicit(&memasm_entry_vec_memset, v, memory_order_relaxed);
+        break;
+    default:
+        break;
+    }
+}

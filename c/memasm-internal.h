@@ -49,6 +49,7 @@ enum {
     MEMASM_F_X86_AVX512VL = 1u << 4,
     MEMASM_F_X86_ERMS = 1u << 5,
     MEMASM_F_X86_FSRM = 1u << 6,
+    MEMASM_F_X86_BMI2 = 1u << 7,
     MEMASM_F_A64_ASIMD = 1u << 8,
     MEMASM_F_A64_SVE = 1u << 9,
     MEMASM_F_A64_DCZVA = 1u << 10, /* dc zva permitted (DCZID_EL0.DZP = 0) */
@@ -127,6 +128,13 @@ typedef void *(*memasm_set_fn)(void *, int, size_t);
 extern _Atomic(memasm_copy_fn) memasm_cur_memcpy MEMASM_HIDDEN;
 extern _Atomic(memasm_copy_fn) memasm_cur_memmove MEMASM_HIDDEN;
 extern _Atomic(memasm_set_fn) memasm_cur_memset MEMASM_HIDDEN;
+
+#if defined(__x86_64__)
+/* Tell the entry points (asm/x86_64/entry.asm) which kernel now serves op:
+ * they use ymm/zmm registers themselves only as far as its ISA level goes
+ * (c/kernels-x86_64.c). */
+void memasm_entry_follow(memasm_op op, const struct memasm_kernel *k) MEMASM_HIDDEN;
+#endif
 
 /* Level index of an ISA name given as pointer + length; -1 if unknown. */
 int memasm_isa_level_n(const char *name, size_t len) MEMASM_HIDDEN;

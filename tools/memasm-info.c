@@ -41,7 +41,7 @@ static const struct feature features[] = {
     {MEMASM_F_X86_SSE2, "sse2"},         {MEMASM_F_X86_AVX2, "avx2"},
     {MEMASM_F_X86_AVX512F, "avx512f"},   {MEMASM_F_X86_AVX512BW, "avx512bw"},
     {MEMASM_F_X86_AVX512VL, "avx512vl"}, {MEMASM_F_X86_ERMS, "erms"},
-    {MEMASM_F_X86_FSRM, "fsrm"},
+    {MEMASM_F_X86_FSRM, "fsrm"},        {MEMASM_F_X86_BMI2, "bmi2"},
 #elif defined(__aarch64__)
     {MEMASM_F_A64_ASIMD, "asimd"},
     {MEMASM_F_A64_SVE, "sve"},

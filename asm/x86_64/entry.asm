@@ -1,134 +1,280 @@
 ; entry.asm -- the public entry points memasm_memcpy, memasm_memmove and
 ; memasm_memset on x86_64 (exported: default visibility).
 ;
-; Each one handles the smallest sizes itself and jumps through the selected
-; kernel's atomic pointer (memasm_cur_*, c/kernels-x86_64.c; hidden, so a
-; RIP-relative load needs no GOT) for the rest.  The C entry points did only
-; the jump, and that indirect jump cost about 10% of a call at 1-256 bytes.
-; The pointer is read once per call with an ordinary load (a relaxed atomic
-; load on x86_64), as the C version did.
+; Each one does sizes up to 256 bytes (512 with AVX-512) itself and jumps
+; through the selected kernel's atomic pointer (memasm_cur_*,
+; c/kernels-x86_64.c; hidden, so a RIP-relative load needs no GOT) for the
+; rest.  A call that only jumped
+; cost 10-20% against glibc at 1-256 bytes here: the indirect jump and the
+; kernel's second size dispatch are each about a cycle of an 8-9 cycle call.
 ;
-; Small paths (rdi = dst, rsi = src, rdx = n, rax = dst):
-;   copy (memcpy and memmove, one body each)
-;     0          returns, touching nothing;
-;     1..3       bytes 0, n/2 and n-1 (two overlapping 2-byte moves were
-;                measured slower here: 0.8 against 1.0 of glibc at 2-3 B);
-;     4..16      two overlapping 4- or 8-byte general-register moves;
-;     17..32     two overlapping 16-byte SSE2 moves (baseline; no ymm/zmm
-;                is touched, so no vzeroupper);
-;     33..64     four 16-byte SSE2 moves, two from each end;
-;     every load comes before the first store, so memmove's overlap is safe.
-;   memset
-;     c (the low 8 bits of esi only) spread over a register by imul;
-;     0 returns, 1..3 bytes 0, n/2, n-1, 4..16 two overlapping
-;     4/8-byte stores, 17..32 four 8-byte stores, 33..64 four 16-byte SSE2
-;     stores of that register doubled.
-; The cut-offs are ENTRY_COPY_MAX and ENTRY_SET_MAX (16, 32 or 64, nasm -D
-; to try another).  Measured with bench/memasm-bench against glibc 2.36 on
-; AMD Zen 5 (medians of 7-9 runs): 64 beat 32 for memcpy (geomean 1-256 B
-; 1.00 against 0.96; 48-64 B 0.86-0.93 against 0.62-0.81) and for the
-; memset size mix (0.99 against 0.88); 16 was worse than 32 for both.
-; Falling through to the small path is better than falling through to the
-; jump: the other layout cost 5-10% at 4-32 B and gained nothing clear above.
+; Which registers the entry may use follows the installed kernel: one byte
+; per operation, memasm_entry_vec_* (c/kernels-x86_64.c, rewritten by the
+; dispatcher whenever it installs a kernel), holds
+;   2  an AVX-512 kernel is installed and the CPU has BMI2;
+;   1  an AVX2 kernel (or AVX-512 without BMI2);
+;   0  an SSE2 kernel: baseline instructions only.
+; The byte and the pointer are read with ordinary loads (relaxed atomics on
+; x86_64).  Each value only ever allows what the CPU runs, so a call that
+; races with a change of kernel is still correct.
+;
+; Paths (rdi = dst, rsi = src, rdx = n, rax = dst):
+;   byte 2, the one this machine (AMD Zen 5) takes:
+;     0..63     one masked 64-byte load and store (mask = the low n bits,
+;               BMI2 bzhi; k1; masked-off bytes are never read or written
+;               and cannot fault), unless the 64 bytes from src or dst
+;               cross into the next page: a masked access that does costs
+;               ~100 times more here (220 ns measured into a PROT_NONE page,
+;               7 ns into a mapped one, 2 ns inside a page), so those go to
+;               the general-register path below;
+;     64..128   two zmm moves from both ends, 129..256 four, 257..512
+;               eight (all loads first);
+;   byte 0 or 1:
+;     0         returns, touching nothing;
+;     1..3      bytes 0, n/2 and n-1;
+;     4..16     two overlapping 4- or 8-byte general-register moves;
+;     17..32    two overlapping 16-byte SSE2 moves;
+;     33..64    four 16-byte SSE2 moves, two from each end;
+;     65..256   (byte 1 only) four or eight ymm moves from both ends;
+;   memset spreads c (the low 8 bits of esi only) by imul for the general
+;   registers, vpbroadcastb for vectors.
+; Every load comes before the first store, so memmove's overlap is safe.
+; Every path that touched a ymm or zmm register returns through vzeroupper;
+; k1 is left as it is (the mask registers are caller-saved scratch in the
+; psABI and have no transition penalty; see tests/abi/x86_64.asm).
+;
+; Layout: the byte-2 path falls through from the top, and each size class
+; costs at most one taken branch before its stores (two above 128).  Medians of paired
+; ratios against glibc 2.36 (its __mem*_avx512_unaligned_erms) on Zen 5:
+; masked copy 1.14 at every size 1..63 where the branchy path was
+; 0.89-1.00; memset 1.00-1.14 where the imul path was 0.76-0.93; 65..256
+; with the byte checked first and zmm stores 1.0-1.2 where checking the
+; size first was 0.71-1.0.  A vzeroupper before ret measured no slower than
+; leaving zmm16-31 dirty as glibc does.
 
 %define KERNEL_VISIBILITY default
 %include "macros.inc"
+; Branch targets that only a jump reaches start on a 16-byte boundary
+; (multi-byte NOP padding, never executed): with them unaligned, adding code
+; elsewhere moved 96-128 B copies and 192-256 B fills between 0.88 and 1.0
+; of glibc from one build to the next.
+%use smartalign
+alignmode p6
+%define ALIGN_TARGET align 16
 %include "small.inc"
-
-%ifndef ENTRY_COPY_MAX
-    %define ENTRY_COPY_MAX 64
-%endif
-%ifndef ENTRY_SET_MAX
-    %define ENTRY_SET_MAX 64
-%endif
-%if ENTRY_COPY_MAX != 16 && ENTRY_COPY_MAX != 32 && ENTRY_COPY_MAX != 64
-    %error "ENTRY_COPY_MAX must be 16, 32 or 64"
-%endif
-%if ENTRY_SET_MAX != 16 && ENTRY_SET_MAX != 32 && ENTRY_SET_MAX != 64
-    %error "ENTRY_SET_MAX must be 16, 32 or 64"
-%endif
 
 extern memasm_cur_memcpy
 extern memasm_cur_memmove
 extern memasm_cur_memset
+extern memasm_entry_vec_memcpy
+extern memasm_entry_vec_memmove
+extern memasm_entry_vec_memset
 
-; COPY_ENTRY name, pointer
-%macro COPY_ENTRY 2
+; PAGE_CROSS reg32, label: jump to label if the 64 bytes at reg32's address
+; reach into the next 4 KiB page.  Clobbers ecx.
+%macro PAGE_CROSS 2
+    mov ecx, %1
+    and ecx, 4095
+    cmp ecx, 4096 - 64
+    ja %2
+%endmacro
+
+; LOW_MASK: k1 = the low n (rdx < 64) bits set.  Clobbers rcx.
+%macro LOW_MASK 0
+    mov rcx, -1
+    bzhi rcx, rcx, rdx
+    kmovq k1, rcx
+%endmacro
+
+; Moves from both ends: with register prefix R and width W, pair i is
+; R(2i) <-> [base + i*W] and R(2i+1) <-> [base + n - (i+1)*W].
+; ENDS_LOAD mov, R, W, lo, hi   loads pairs lo..hi-1 from src
+; ENDS_STORE mov, R, W, lo, hi  stores pairs lo..hi-1 to dst
+; ENDS_SET mov, reg, W, lo, hi  stores reg at both ends, pairs lo..hi-1
+%macro ENDS_LOAD 5
+%assign i %4
+%rep %5 - %4
+    %1 %2 %+ %eval(2 * i), [rsi + i * %3]
+    %1 %2 %+ %eval(2 * i + 1), [rsi + rdx - (i + 1) * %3]
+%assign i i + 1
+%endrep
+%endmacro
+%macro ENDS_STORE 5
+%assign i %4
+%rep %5 - %4
+    %1 [rdi + i * %3], %2 %+ %eval(2 * i)
+    %1 [rdi + rdx - (i + 1) * %3], %2 %+ %eval(2 * i + 1)
+%assign i i + 1
+%endrep
+%endmacro
+%macro ENDS_SET 5
+%assign i %4
+%rep %5 - %4
+    %1 [rdi + i * %3], %2
+    %1 [rdi + rdx - (i + 1) * %3], %2
+%assign i i + 1
+%endrep
+%endmacro
+
+; COPY_ENTRY name, kernel pointer, vector byte
+%macro COPY_ENTRY 3
 KERNEL %1
-    cmp rdx, ENTRY_COPY_MAX
-    ja .kernel
     mov rax, rdi
-%if ENTRY_COPY_MAX > 16
+    cmp byte [rel %3], 2
+    jne .narrow
+    cmp rdx, 64
+    jae .z64
+    PAGE_CROSS esi, .small
+    PAGE_CROSS edi, .small
+    LOW_MASK
+    vmovdqu8 zmm0{k1}{z}, [rsi]
+    vmovdqu8 [rdi]{k1}, zmm0
+    vzeroupper
+    ret
+    ALIGN_TARGET
+.z64:
+    cmp rdx, 512
+    ja .kernel
+    ENDS_LOAD vmovdqu64, zmm, 64, 0, 1
+    cmp edx, 128
+    ja .z129
+    ENDS_STORE vmovdqu64, zmm, 64, 0, 1
+    vzeroupper
+    ret
+    ALIGN_TARGET
+.z129:
+    ENDS_LOAD vmovdqu64, zmm, 64, 1, 2
+    cmp edx, 256
+    ja .z257
+    ENDS_STORE vmovdqu64, zmm, 64, 0, 2
+    vzeroupper
+    ret
+    ALIGN_TARGET
+.z257:
+    ENDS_LOAD vmovdqu64, zmm, 64, 2, 4
+    ENDS_STORE vmovdqu64, zmm, 64, 0, 4
+    vzeroupper
+    ret
+
+    ALIGN_TARGET
+.narrow:
+    cmp rdx, 64
+    ja .gt64
+.small:                             ; n <= 64, any vector byte
     cmp edx, 16
     ja .g17
-%endif
     COPY_0_16
-%if ENTRY_COPY_MAX > 16
+    ALIGN_TARGET
 .g17:
-%if ENTRY_COPY_MAX > 32
     cmp edx, 32
     ja .g33
-%endif
     ; [17, 32]
-    movdqu xmm0, [rsi]
-    movdqu xmm1, [rsi + rdx - 16]
-    movdqu [rdi], xmm0
-    movdqu [rdi + rdx - 16], xmm1
+    ENDS_LOAD movdqu, xmm, 16, 0, 1
+    ENDS_STORE movdqu, xmm, 16, 0, 1
     ret
-%endif
-%if ENTRY_COPY_MAX > 32
+    ALIGN_TARGET
 .g33:
     ; [33, 64]
-    movdqu xmm0, [rsi]
-    movdqu xmm1, [rsi + 16]
-    movdqu xmm2, [rsi + rdx - 32]
-    movdqu xmm3, [rsi + rdx - 16]
-    movdqu [rdi], xmm0
-    movdqu [rdi + 16], xmm1
-    movdqu [rdi + rdx - 32], xmm2
-    movdqu [rdi + rdx - 16], xmm3
+    ENDS_LOAD movdqu, xmm, 16, 0, 2
+    ENDS_STORE movdqu, xmm, 16, 0, 2
     ret
-%endif
+    ALIGN_TARGET
+.gt64:
+    ; (64, 256] with ymm when the byte is 1; byte 0, or above 256: kernel
+    cmp rdx, 256
+    ja .kernel
+    cmp byte [rel %3], 0
+    je .kernel
+    ENDS_LOAD vmovdqu, ymm, 32, 0, 2
+    cmp edx, 128
+    ja .y129
+    ; (64, 128]
+    ENDS_STORE vmovdqu, ymm, 32, 0, 2
+    vzeroupper
+    ret
+    ALIGN_TARGET
+.y129:
+    ENDS_LOAD vmovdqu, ymm, 32, 2, 4
+    ENDS_STORE vmovdqu, ymm, 32, 0, 4
+    vzeroupper
+    ret
+    ALIGN_TARGET
 .kernel:
     jmp [rel %2]
 KERNEL_END
 %endmacro
 
-COPY_ENTRY memasm_memcpy, memasm_cur_memcpy
-COPY_ENTRY memasm_memmove, memasm_cur_memmove
+COPY_ENTRY memasm_memcpy, memasm_cur_memcpy, memasm_entry_vec_memcpy
+COPY_ENTRY memasm_memmove, memasm_cur_memmove, memasm_entry_vec_memmove
 
 KERNEL memasm_memset
-    cmp rdx, ENTRY_SET_MAX
-    ja .kernel
     mov rax, rdi
+    cmp byte [rel memasm_entry_vec_memset], 2
+    jne .narrow
+    cmp rdx, 64
+    jae .z64
+    PAGE_CROSS edi, .small
+    vpbroadcastb zmm0, esi
+    LOW_MASK
+    vmovdqu8 [rdi]{k1}, zmm0
+    vzeroupper
+    ret
+    ALIGN_TARGET
+.z64:
+    cmp rdx, 512
+    ja .kernel
+    vpbroadcastb zmm0, esi
+    ENDS_SET vmovdqu64, zmm0, 64, 0, 1
+    cmp edx, 128
+    jbe .z_done
+    ENDS_SET vmovdqu64, zmm0, 64, 1, 2
+    cmp edx, 256
+    jbe .z_done
+    ENDS_SET vmovdqu64, zmm0, 64, 2, 4
+.z_done:
+    vzeroupper
+    ret
+
+    ALIGN_TARGET
+.narrow:
+    cmp rdx, 64
+    ja .gt64
+.small:                             ; n <= 64, any vector byte
     movzx ecx, sil
     mov r8, 0x0101010101010101
     imul rcx, r8
-%if ENTRY_SET_MAX > 16
     cmp edx, 16
     ja .g17
-%endif
     SET_0_16
-%if ENTRY_SET_MAX > 16
+    ALIGN_TARGET
 .g17:
-%if ENTRY_SET_MAX > 32
     cmp edx, 32
     ja .g33
-%endif
-    ; [17, 32]
     SET_17_32
-%endif
-%if ENTRY_SET_MAX > 32
+    ALIGN_TARGET
 .g33:
     ; [33, 64]
     movq xmm0, rcx
     punpcklqdq xmm0, xmm0
-    movdqu [rdi], xmm0
-    movdqu [rdi + 16], xmm0
-    movdqu [rdi + rdx - 32], xmm0
-    movdqu [rdi + rdx - 16], xmm0
+    ENDS_SET movdqu, xmm0, 16, 0, 2
     ret
-%endif
+    ALIGN_TARGET
+.gt64:
+    cmp rdx, 256
+    ja .kernel
+    cmp byte [rel memasm_entry_vec_memset], 0
+    je .kernel
+    vmovd xmm0, esi
+    vpbroadcastb ymm0, xmm0
+    ENDS_SET vmovdqu, ymm0, 32, 0, 2
+    cmp edx, 128
+    jbe .y_done
+    ENDS_SET vmovdqu, ymm0, 32, 2, 4
+.y_done:
+    vzeroupper
+    ret
+    ALIGN_TARGET
 .kernel:
     jmp [rel memasm_cur_memset]
 KERNEL_END
+
