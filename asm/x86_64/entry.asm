@@ -116,6 +116,31 @@ extern memasm_entry_vec_memset
 %endrep
 %endmacro
 
+; COPY_RUNGS mov, R, W, p, rungs: copy n in (p*W, p*W << rungs] (entered
+; with n above p*W and at most that top): rung k moves 2^k*p pairs from both
+; ends and takes n up to 2^(k+1)*p*W; each rung's loads are issued before
+; the test that leaves for the next rung, all loads precede the stores.
+%macro COPY_RUNGS 5
+%assign p %4
+%assign k 0
+    ENDS_LOAD %1, %2, %3, 0, p
+%rep %5 - 1
+    cmp edx, 2 * p * %3
+    ja .rung_%3_ %+ k
+    ENDS_STORE %1, %2, %3, 0, p
+    vzeroupper
+    ret
+    ALIGN_TARGET
+.rung_%3_ %+ k:
+    ENDS_LOAD %1, %2, %3, p, 2 * p
+%assign p 2 * p
+%assign k k + 1
+%endrep
+    ENDS_STORE %1, %2, %3, 0, p
+    vzeroupper
+    ret
+%endmacro
+
 ; COPY_ENTRY name, kernel pointer, vector byte
 %macro COPY_ENTRY 3
 KERNEL %1
@@ -135,26 +160,7 @@ KERNEL %1
 .z64:
     cmp rdx, 512
     ja .kernel
-    ENDS_LOAD vmovdqu64, zmm, 64, 0, 1
-    cmp edx, 128
-    ja .z129
-    ENDS_STORE vmovdqu64, zmm, 64, 0, 1
-    vzeroupper
-    ret
-    ALIGN_TARGET
-.z129:
-    ENDS_LOAD vmovdqu64, zmm, 64, 1, 2
-    cmp edx, 256
-    ja .z257
-    ENDS_STORE vmovdqu64, zmm, 64, 0, 2
-    vzeroupper
-    ret
-    ALIGN_TARGET
-.z257:
-    ENDS_LOAD vmovdqu64, zmm, 64, 2, 4
-    ENDS_STORE vmovdqu64, zmm, 64, 0, 4
-    vzeroupper
-    ret
+    COPY_RUNGS vmovdqu64, zmm, 64, 1, 3
 
     ALIGN_TARGET
 .narrow:
@@ -185,19 +191,7 @@ KERNEL %1
     ja .kernel
     cmp byte [rel %3], 0
     je .kernel
-    ENDS_LOAD vmovdqu, ymm, 32, 0, 2
-    cmp edx, 128
-    ja .y129
-    ; (64, 128]
-    ENDS_STORE vmovdqu, ymm, 32, 0, 2
-    vzeroupper
-    ret
-    ALIGN_TARGET
-.y129:
-    ENDS_LOAD vmovdqu, ymm, 32, 2, 4
-    ENDS_STORE vmovdqu, ymm, 32, 0, 4
-    vzeroupper
-    ret
+    COPY_RUNGS vmovdqu, ymm, 32, 2, 2
     ALIGN_TARGET
 .kernel:
     jmp [rel %2]
