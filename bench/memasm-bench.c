@@ -1228,17 +1228,41 @@ static size_t llc_size(void)
     return v > 0 ? (size_t)v : 0;
 }
 
-/* Largest size of a cold sweep: what fits in the cache (beyond it hot and
- * cold are the same), at most 1 MiB in the quick run, and small enough that
- * the pool holds 16 slots. */
+/* Cold sweeps.  With a cache flush before every sample (x86_64, aarch64)
+ * every size can be measured cold: the sweep goes up to the size whose
+ * source and destination slots still fit the pool (half of it each).  The
+ * quick run takes the sizes up to 1 MiB and the powers of two from 64 MiB
+ * (the range where a copy streams from memory and non-temporal stores and
+ * rep movsb are chosen); --full and --sizes take every size.  Without a
+ * flush (riscv64) cold means a pool walk, which only makes a call cold if
+ * it is small against the pool and the last-level cache is smaller still,
+ * so the sweep stops at the LLC (8 MiB if unknown) and at a sixteenth of
+ * the pool, and at 1 MiB in the quick run. */
+#define QUICK_COLD_LOW ((size_t)1 << 20)
+#define QUICK_COLD_HIGH ((size_t)64 << 20)
+
 static size_t cold_max_size(void)
 {
+#if HAVE_FLUSH
+    return opt.cold_pool / 2 - 4096;
+#else
     size_t m = opt.llc ? opt.llc : (size_t)8 << 20;
-    if (!opt.full && m > ((size_t)1 << 20))
-        m = (size_t)1 << 20;
+    if (!opt.full && m > QUICK_COLD_LOW)
+        m = QUICK_COLD_LOW;
     if (m > opt.cold_pool / 16)
         m = opt.cold_pool / 16;
     return m;
+#endif
+}
+
+/* Whether a cold sweep measures size n. */
+static int cold_size_wanted(size_t n)
+{
+    if (n > cold_max_size())
+        return 0;
+    if (opt.full || opt.sizes_given || !HAVE_FLUSH)
+        return 1;
+    return n <= QUICK_COLD_LOW || (n >= QUICK_COLD_HIGH && !(n & (n - 1)));
 }
 
 static void print_header(void)
@@ -1272,8 +1296,10 @@ static void print_header(void)
            "samples >= %.0f us (cold x5), median; clock CLOCK_MONOTONIC; seed %#llx; threads %d; pin %s\n",
            opt.rounds, opt.min_time_us, (unsigned long long)opt.seed, opt.threads,
            opt.pin < 0 ? "no" : opt.threads > 1 ? "thread i on CPU pin+i" : "yes");
-    printf("cold runs: pool of %s per thread (visited in random order), sizes up to %s; LLC %s%s\n",
-           bench_format_size(opt.cold_pool, b1, sizeof b1), bench_format_size(cold_max_size(), b2, sizeof b2),
+    printf("cold runs: pool of %s per thread (visited in random order), sizes %s%s; LLC %s%s\n",
+           bench_format_size(opt.cold_pool, b1, sizeof b1),
+           HAVE_FLUSH && !opt.full && !opt.sizes_given ? "up to 1M and 64M.." : "up to ",
+           bench_format_size(cold_max_size(), b2, sizeof b2),
            opt.llc ? bench_format_size(opt.llc, b3, sizeof b3) : "unknown",
            opt.llc ? " (as sysconf reports it, or --llc)" : "");
     printf("candidates:\n");
@@ -1691,7 +1717,6 @@ int main(int argc, char **argv)
     size_t ngrid = bench_size_grid(opt.size_lo, hi, opt.pow2, NULL, 0);
     size_t *grid = calloc(ngrid + 1, sizeof *grid);
     bench_size_grid(opt.size_lo, hi, opt.pow2, grid, ngrid);
-    size_t cmax = cold_max_size();
 
     /* Buffers: the largest hot footprint, and the cold pool if needed. */
     size_t hot_len = hot_footprint(MIX_MAX_SIZE + 64 + 8192, OP_MEMCPY) + 16384;
@@ -1731,7 +1756,7 @@ int main(int argc, char **argv)
     for (int w = 0; w < nwls; w++) {
         const struct workload *wl = &wls[w];
         uint64_t t_wl = now_ns();
-        size_t wmax = wl->cold ? cmax : sweep_max_size(wl);
+        size_t wmax = sweep_max_size(wl);
         print_table_header(wl);
         if (wl->mix) {
             struct row *r = row_new();
@@ -1745,6 +1770,8 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < ngrid; i++) {
             if (grid[i] > wmax)
                 break;
+            if (wl->cold && !cold_size_wanted(grid[i]))
+                continue;
             if (!opt.full && !opt.sizes_given && grid[i] > QUICK_FINE_MAX && (grid[i] & (grid[i] - 1)))
                 continue; /* quick run: powers of two only above 1 MiB */
             struct row *r = row_new();

@@ -131,18 +131,23 @@ void memasm_threshold_defaults(uint64_t out[MEMASM_THR_COUNT])
          * window opens at 9/16 L1d (27 KiB here, just past 2n = L1d).
          * FSRM did not make rep movsb win below that (0.93-1.0x glibc at
          * 2-24 KiB against 1.5-1.7x for the loop), so it does not lower
-         * erms_min.  Non-temporal stores win only on cold copies much larger
-         * than one core's share of L3 (1.31x glibc at 64 MiB cold, below
-         * rep movsb when hot); the L3 that big AMD parts report is shared
-         * by up to 8 core complexes, so one eighth of it, and at least
-         * 16 x L2: 63.5 MiB here.
+         * erms_min.  Beyond that, on AMD (Zen, and Hygon's Zen-based
+         * parts) rep movsb has no upper end: from 64 to 512 MiB, hot and
+         * cold (every line flushed first) and with both cores copying at
+         * once, it ran 1.21-1.36x glibc against 1.12-1.24x for
+         * non-temporal stores (memasm-bench, medians of 3 runs), level with
+         * musl's rep movsq.  Elsewhere non-temporal stores start where a
+         * copy would evict most of one core's share of L3: one eighth of
+         * L3 (big parts report the L3 of up to 8 core complexes), at least
+         * 16 x L2, and rep movsb stops there.
          *
          * memset: the 4xVEC loop wins (1.45-1.75x) up to half of L2 and
          * falls behind rep stosb at the L2 size; rep stosb from 3/4 L2
-         * (what glibc does from 2 KiB, so parity), non-temporal stores from
-         * 64 x L2 (64 MiB here): at 8-16 MiB they measured 0.6-0.9x
-         * glibc's rep stosb, at 32 MiB anywhere from 0.77x to 1.35x over
-         * four runs, from 64 MiB 0.91-1.53x, mostly above 1.1x.
+         * (what glibc does from 2 KiB, so parity).  From 32 MiB every
+         * strategy runs at the memory's speed: rep stosb 0.99-1.02x glibc
+         * hot and cold, non-temporal stores 0.97-1.0x, so on AMD rep stosb
+         * has no upper end either; elsewhere non-temporal stores from
+         * 64 x L2 (where an earlier, noisier harness saw them ahead).
          */
         uint64_t l1 = c->l1d ? c->l1d : 48 * KIB;
         uint64_t l2 = c->l2 ? c->l2 : 1 * MIB;
@@ -155,6 +160,12 @@ void memasm_threshold_defaults(uint64_t out[MEMASM_THR_COUNT])
             out[MEMASM_THR_MEMCPY_ERMS_MAX] = cpy_nt;
             out[MEMASM_THR_MEMSET_ERMS_MIN] = l2 / 4 * 3;
             out[MEMASM_THR_MEMSET_ERMS_MAX] = 64 * l2;
+            if (strcmp(c->vendor, "AuthenticAMD") == 0 || strcmp(c->vendor, "HygonGenuine") == 0) {
+                out[MEMASM_THR_MEMCPY_ERMS_MAX] = NEVER;
+                out[MEMASM_THR_MEMCPY_NT_MIN] = NEVER;
+                out[MEMASM_THR_MEMSET_ERMS_MAX] = NEVER;
+                out[MEMASM_THR_MEMSET_NT_MIN] = NEVER;
+            }
         }
     }
 #elif defined(__aarch64__)
