@@ -95,6 +95,10 @@ extern memasm_entry_vec_memset
 %assign i %4
 %rep %5 - %4
     %1 %2 %+ %eval(2 * i), [rsi + i * %3]
+%assign i i + 1
+%endrep
+%assign i %4
+%rep %5 - %4
     %1 %2 %+ %eval(2 * i + 1), [rsi + rdx - (i + 1) * %3]
 %assign i i + 1
 %endrep
@@ -103,6 +107,10 @@ extern memasm_entry_vec_memset
 %assign i %4
 %rep %5 - %4
     %1 [rdi + i * %3], %2 %+ %eval(2 * i)
+%assign i i + 1
+%endrep
+%assign i %4
+%rep %5 - %4
     %1 [rdi + rdx - (i + 1) * %3], %2 %+ %eval(2 * i + 1)
 %assign i i + 1
 %endrep
