@@ -58,16 +58,42 @@ typedef void *(*set_fn)(void *, int, size_t);
 
 /* ---- peers -------------------------------------------------------------- */
 
+/* A peer's archive (configure's path) and its three renamed functions, or
+ * NULLs when configure did not find it. */
 #ifdef MEMASM_BENCH_LLVMLIBC
 void *memasm_peer_llvmlibc_memcpy(void *, const void *, size_t);
 void *memasm_peer_llvmlibc_memmove(void *, const void *, size_t);
 void *memasm_peer_llvmlibc_memset(void *, int, size_t);
+#define PEER_LLVMLIBC MEMASM_BENCH_LLVMLIBC, memasm_peer_llvmlibc_memcpy, \
+    memasm_peer_llvmlibc_memmove, memasm_peer_llvmlibc_memset
+#else
+#define PEER_LLVMLIBC NULL, NULL, NULL, NULL
 #endif
 #ifdef MEMASM_BENCH_MUSL
 void *memasm_peer_musl_memcpy(void *, const void *, size_t);
 void *memasm_peer_musl_memmove(void *, const void *, size_t);
 void *memasm_peer_musl_memset(void *, int, size_t);
+#define PEER_MUSL MEMASM_BENCH_MUSL, memasm_peer_musl_memcpy, memasm_peer_musl_memmove, \
+    memasm_peer_musl_memset
+#else
+#define PEER_MUSL NULL, NULL, NULL, NULL
 #endif
+
+struct peer {
+    const char *name;    /* candidate name and column label                 */
+    const char *label;   /* what it is, for the description                 */
+    const char *archive; /* where its objects came from; NULL: not found    */
+    copy_fn cpy, mov;
+    set_fn set;
+    const char *missing; /* why it is not available, when archive is NULL   */
+};
+
+static const struct peer peers[] = {
+    {"llvm-libc", "LLVM libc", PEER_LLVMLIBC,
+     "configure found no LLVM libc archive (apt-get install libllvmlibc-22-dev, or --with-llvm-libc=ARCHIVE; none on cross builds)"},
+    {"musl", "musl", PEER_MUSL,
+     "configure found no musl libc.a (apt-get install musl-dev, or --with-musl=ARCHIVE; none on cross builds)"},
+};
 
 /* The system library's functions, read through volatile pointers so the
  * compiler cannot see which function is called and replace it with its
@@ -138,31 +164,24 @@ static int cand_add_builtin(const char *name)
 #else
         snprintf(c->desc, sizeof c->desc, "system C library, via function pointer");
 #endif
-    } else if (strcmp(name, "llvm-libc") == 0) {
-        c = cand_add("llvm-libc");
-#ifdef MEMASM_BENCH_LLVMLIBC
-        c->available = 1;
-        c->cpy = memasm_peer_llvmlibc_memcpy;
-        c->mov = memasm_peer_llvmlibc_memmove;
-        c->set = memasm_peer_llvmlibc_memset;
-        snprintf(c->desc, sizeof c->desc, "LLVM libc, objects from %s, renamed at build time", MEMASM_BENCH_LLVMLIBC);
-#else
-        snprintf(c->desc, sizeof c->desc,
-                 "NOT AVAILABLE: configure found no LLVM libc archive (apt-get install libllvmlibc-22-dev, or --with-llvm-libc=ARCHIVE; none on cross builds)");
-#endif
-    } else if (strcmp(name, "musl") == 0) {
-        c = cand_add("musl");
-#ifdef MEMASM_BENCH_MUSL
-        c->available = 1;
-        c->cpy = memasm_peer_musl_memcpy;
-        c->mov = memasm_peer_musl_memmove;
-        c->set = memasm_peer_musl_memset;
-        snprintf(c->desc, sizeof c->desc, "musl, objects from %s, renamed at build time", MEMASM_BENCH_MUSL);
-#else
-        snprintf(c->desc, sizeof c->desc,
-                 "NOT AVAILABLE: configure found no musl libc.a (apt-get install musl-dev, or --with-musl=ARCHIVE; none on cross builds)");
-#endif
     } else {
+        for (size_t i = 0; i < sizeof peers / sizeof peers[0]; i++) {
+            const struct peer *p = &peers[i];
+            if (strcmp(name, p->name) != 0)
+                continue;
+            c = cand_add(p->name);
+            if (p->archive) {
+                c->available = 1;
+                c->cpy = p->cpy;
+                c->mov = p->mov;
+                c->set = p->set;
+                snprintf(c->desc, sizeof c->desc, "%s, objects from %s, renamed at build time", p->label,
+                         p->archive);
+            } else {
+                snprintf(c->desc, sizeof c->desc, "NOT AVAILABLE: %s", p->missing);
+            }
+            return 0;
+        }
         return -1;
     }
     return 0;
