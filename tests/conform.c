@@ -599,10 +599,7 @@ int main(void)
     t_print_time(NULL);
     t_seed();
     t_print_kernels();
-    SRunner *sr = srunner_create(make_suite());
-    srunner_run_all(sr, CK_NORMAL);
+    int status = t_run_suite(make_suite());
     t_print_time("run time (this process; forked tests not included in CPU)");
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return status;
 }

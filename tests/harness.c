@@ -1,6 +1,7 @@
 /*
  * harness.c -- shared test machinery: seed and random numbers, guarded
- * arenas, the fault catcher, byte-loop references, threshold profiles.
+ * arenas, the fault catcher, byte-loop references, threshold profiles,
+ * the suite runner.
  * See harness.h.
  */
 #include "config.h"
@@ -407,4 +408,27 @@ void t_profile_apply(const t_profile *p)
     }
     printf("\n");
     fflush(stdout);
+}
+
+/* ---- running ------------------------------------------------------------- */
+
+static int run_suite(Suite *s, int nofork)
+{
+    SRunner *sr = srunner_create(s);
+    if (nofork)
+        srunner_set_fork_status(sr, CK_NOFORK);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
+
+int t_run_suite(Suite *s)
+{
+    return run_suite(s, 0);
+}
+
+int t_run_suite_nofork(Suite *s)
+{
+    return run_suite(s, 1);
 }

@@ -11,6 +11,7 @@
  *   not fork) and become a test failure that names the kernel and the call.
  * - Byte-loop references for the three operations.
  * - Threshold profiles built generically from memasm_threshold_key().
+ * - The Check runner every test program's main() ends with.
  *
  * Everything here goes through the public API (memasm.h) only.
  *
@@ -20,6 +21,7 @@
 #ifndef MEMASM_TEST_HARNESS_H
 #define MEMASM_TEST_HARNESS_H
 
+#include <check.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stddef.h>
@@ -153,5 +155,13 @@ int t_profiles(t_profile *out, int max);
 void t_profile_apply(const t_profile *p);
 /* 1 if threshold key steers operation op ("memcpy.*" also memmove). */
 int t_key_steers(const char *key, memasm_op op);
+
+/* ---- running ------------------------------------------------------------- */
+
+/* Run suite s (CK_NORMAL output) and free its runner; returns the exit status
+ * for main(): 0 when every test passed, 1 otherwise.  The _nofork variant
+ * runs the tests in this process whatever CK_FORK says. */
+int t_run_suite(Suite *s);
+int t_run_suite_nofork(Suite *s);
 
 #endif

@@ -192,10 +192,7 @@ int main(void)
     tcase_add_loop_test(tc, abi_kernel, 0, (int)((size_t)nprofiles * memasm_kernel_count()));
     tcase_add_loop_test(tc, abi_entry, 0, memasm_isa_count());
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
+    int status = t_run_suite(s);
     t_print_time("run time (this process; forked tests not included in CPU)");
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return status;
 }

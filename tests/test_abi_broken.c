@@ -89,9 +89,5 @@ int main(void)
     tcase_add_test(tc, broken_is_caught);
     tcase_add_test(tc, real_kernel_is_clean);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return t_run_suite(s);
 }

@@ -400,12 +400,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, bad_cap);
     tcase_add_test(tc, force);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
     /* The worker threads live in this process: a forked test would not
      * have them. */
-    srunner_set_fork_status(sr, CK_NOFORK);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return t_run_suite_nofork(s);
 }

@@ -193,9 +193,5 @@ int main(void)
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, entry_points);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return t_run_suite(s);
 }
