@@ -284,9 +284,10 @@ int bench_parse_size(const char *s, size_t *out)
     if (*p < '0' || *p > '9')
         return -1;
     for (; *p >= '0' && *p <= '9'; p++) {
-        if (whole > (UINT64_MAX - 9) / 10)
+        uint64_t dgt = (uint64_t)(*p - '0');
+        if (whole > (UINT64_MAX - dgt) / 10)
             return -1;
-        whole = whole * 10 + (uint64_t)(*p - '0');
+        whole = whole * 10 + dgt;
     }
     if (*p == '.') {
         p++;

@@ -1414,7 +1414,7 @@ static void usage(FILE *f)
 "                       the ratio distribution; exit 1 unless centred on 1.00+-2%%\n"
 "libmemasm settings:\n"
 "  --isa LEVEL          cap libmemasm's ISA level (sse2, avx2, ...)\n"
-"  --threshold KEY=VAL  set a libmemasm threshold (repeatable)\n"
+"  --threshold KEY=VAL  set a libmemasm threshold (repeatable; VAL a size or never)\n"
 "Method:\n"
 "  --rounds N           samples per candidate and point (quick 11, full 21)\n"
 "  --min-time US        shortest sample in microseconds (quick 100, full 300)\n"
@@ -1607,8 +1607,11 @@ int main(int argc, char **argv)
         case O_THR: {
             char *eq = strchr(optarg, '=');
             size_t v, applied;
-            if (!eq || bench_parse_size(eq + 1, &v) != 0) {
-                fprintf(stderr, "memasm-bench: --threshold wants KEY=VALUE\n");
+            if (eq && strcmp(eq + 1, "never") == 0)
+                v = SIZE_MAX; /* as in a configuration file */
+            else if (!eq || bench_parse_size(eq + 1, &v) != 0) {
+                fprintf(stderr, "memasm-bench: --threshold wants KEY=VALUE, VALUE a size (4096, 27K, 1.5M) or "
+                                "'never'\n");
                 return 2;
             }
             *eq = 0;

@@ -301,6 +301,9 @@ START_TEST(parse_sizes)
     ck_assert_int_eq(bench_parse_size("1.3", &v), -1); /* not whole bytes */
     ck_assert_int_eq(bench_parse_size("-1", &v), -1);
     ck_assert_int_eq(bench_parse_size("99999999999999999999", &v), -1);
+    ck_assert_int_eq(bench_parse_size("18446744073709551615", &v), 0); /* the largest */
+    ck_assert_uint_eq(v, SIZE_MAX);
+    ck_assert_int_eq(bench_parse_size("18446744073709551616", &v), -1);
     ck_assert_int_eq(bench_parse_size("17179869184G", &v), -1);
 }
 END_TEST
