@@ -53,9 +53,10 @@ _Atomic(memasm_copy_fn) memasm_cur_memcpy = memasm_k_memcpy_sse2;
 _Atomic(memasm_copy_fn) memasm_cur_memmove = memasm_k_memmove_sse2;
 _Atomic(memasm_set_fn) memasm_cur_memset = memasm_k_memset_sse2;
 
-/* asm/x86_64/entry.asm does sizes up to 256 bytes itself, with the
- * registers its byte for the operation allows: 2 zmm and k1 (masked moves,
- * which need BMI2's bzhi too), 1 ymm, 0 neither.  The byte follows the
+/* asm/x86_64/entry.asm does sizes up to 256 bytes (512 with zmm) itself,
+ * with the registers its byte for the operation allows: 2 zmm and k1
+ * (masked moves, which need BMI2's bzhi too; the AVX-512 kernel itself is
+ * installed), 1 ymm, 0 neither.  The byte follows the
  * installed kernel (memasm_entry_follow, called by the dispatcher on every
  * install), which the CPU was checked to run, so a cap or a forced kernel
  * keeps the entry points at the same ISA level as the kernel behind them. */
@@ -66,7 +67,12 @@ _Atomic unsigned char memasm_entry_vec_memset MEMASM_HIDDEN;
 void memasm_entry_follow(memasm_op op, const struct memasm_kernel *k)
 {
     unsigned char v = (unsigned char)k->level; /* 0 sse2, 1 avx2, 2 avx512 */
-    if (v == 2 && !(memasm_cpu_get()->features & MEMASM_F_X86_BMI2))
+    /* 2 also tells the entry points which kernel is installed: they jump to
+     * memasm_k_<op>_avx512 directly above 512 bytes. */
+    void (*avx512)(void) = op == MEMASM_OP_MEMSET ? (void (*)(void))memasm_k_memset_avx512
+                           : op == MEMASM_OP_MEMMOVE ? (void (*)(void))memasm_k_memmove_avx512
+                                                     : (void (*)(void))memasm_k_memcpy_avx512;
+    if (v == 2 && (!(memasm_cpu_get()->features & MEMASM_F_X86_BMI2) || k->fn != avx512))
         v = 1;
     switch (op) {
     case MEMASM_OP_MEMCPY:
