@@ -27,9 +27,12 @@
 ;               cross into the next page: a masked access that does costs
 ;               ~100 times more here (220 ns measured into a PROT_NONE page,
 ;               7 ns into a mapped one, 2 ns inside a page), so those go to
-;               the general-register path below;
+;               the general-register path below; memmove takes that path
+;               always, with two ymm moves for 33..64 (see COPY_ENTRY);
 ;     64..128   two zmm moves from both ends, 129..256 four, 257..512
 ;               eight (all loads first);
+;     more      memcpy/memmove jump straight to the AVX-512 kernel's part
+;               for n > 8 VEC, memset to the kernel through its pointer;
 ;   byte 0 or 1:
 ;     0         returns, touching nothing;
 ;     1..3      bytes 0, n/2 and n-1;
