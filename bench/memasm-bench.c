@@ -29,6 +29,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <dlfcn.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -184,6 +185,44 @@ static int cand_add_builtin(const char *name)
         }
         return -1;
     }
+    return 0;
+}
+
+/*
+ * Add the entry points of another libmemasm build, NAME=PATH (a shared
+ * libmemasm.so): loaded with RTLD_LOCAL, so its dispatcher, thresholds and
+ * kernels are its own, side by side with the one linked in.  Two builds in
+ * one process, interleaved round by round, is the way to compare a change
+ * at small sizes, where separate runs land a cycle apart.  Returns 0, or
+ * -1 after a message for a malformed argument; a library that does not
+ * load is a candidate marked NOT AVAILABLE with the loader's reason.
+ */
+static int cand_add_lib(const char *arg)
+{
+    const char *eq = strchr(arg, '=');
+    if (!eq || eq == arg || !eq[1]) {
+        fprintf(stderr, "memasm-bench: --lib wants NAME=PATH (PATH: a libmemasm.so)\n");
+        return -1;
+    }
+    char name[40];
+    snprintf(name, sizeof name, "%.*s", (int)(eq - arg), arg);
+    struct cand *c = cand_add(name);
+    void *h = dlopen(eq + 1, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        snprintf(c->desc, sizeof c->desc, "NOT AVAILABLE: %s", dlerror());
+        return 0;
+    }
+    c->cpy = (copy_fn)dlsym(h, "memasm_memcpy");
+    c->mov = (copy_fn)dlsym(h, "memasm_memmove");
+    c->set = (set_fn)dlsym(h, "memasm_memset");
+    if (!c->cpy || !c->mov || !c->set) {
+        snprintf(c->desc, sizeof c->desc, "NOT AVAILABLE: %s has no memasm_memcpy/memmove/memset", eq + 1);
+        c->cpy = c->mov = NULL;
+        c->set = NULL;
+        return 0;
+    }
+    c->available = 1;
+    snprintf(c->desc, sizeof c->desc, "libmemasm entry points from %s (its own dispatcher)", eq + 1);
     return 0;
 }
 
@@ -1409,6 +1448,8 @@ static void usage(FILE *f)
 "Candidates (default: memasm, the system libc, llvm-libc, musl):\n"
 "  --candidates LIST    any of memasm,glibc,llvm-libc,musl\n"
 "  --kernel NAME        add one libmemasm kernel by name (repeatable; --list)\n"
+"  --lib NAME=PATH      add the entry points of another libmemasm build (a\n"
+"                       libmemasm.so, e.g. before a change) as column NAME\n"
 "  --ref NAME           reference for the ratios (default: the system libc)\n"
 "  --self-check[=NAME]  run NAME (default memasm) as both A and B and report\n"
 "                       the ratio distribution; exit 1 unless centred on 1.00+-2%%\n"
@@ -1545,7 +1586,7 @@ static void plan_workloads(void)
 int main(int argc, char **argv)
 {
     enum {
-        O_FULL = 256, O_OP, O_ALIGN, O_TEMP, O_SIZES, O_POW2, O_NOSWEEP, O_NOMIX, O_CANDS, O_KERNEL, O_REF,
+        O_FULL = 256, O_OP, O_ALIGN, O_TEMP, O_SIZES, O_POW2, O_NOSWEEP, O_NOMIX, O_CANDS, O_KERNEL, O_LIB, O_REF,
         O_SELF, O_ISA, O_THR, O_ROUNDS, O_MINTIME, O_THREADS, O_PIN, O_SEED, O_POOL, O_LLC, O_CSV, O_PLOT,
         O_LIST, O_HELP
     };
@@ -1555,6 +1596,7 @@ int main(int argc, char **argv)
         {"sizes", required_argument, 0, O_SIZES},  {"pow2", no_argument, 0, O_POW2},
         {"no-sweep", no_argument, 0, O_NOSWEEP},   {"no-mix", no_argument, 0, O_NOMIX},
         {"candidates", required_argument, 0, O_CANDS}, {"kernel", required_argument, 0, O_KERNEL},
+        {"lib", required_argument, 0, O_LIB},
         {"ref", required_argument, 0, O_REF},      {"self-check", optional_argument, 0, O_SELF},
         {"isa", required_argument, 0, O_ISA},      {"threshold", required_argument, 0, O_THR},
         {"rounds", required_argument, 0, O_ROUNDS}, {"min-time", required_argument, 0, O_MINTIME},
@@ -1565,8 +1607,8 @@ int main(int argc, char **argv)
         {"help", no_argument, 0, O_HELP},          {0, 0, 0, 0},
     };
     const char *cand_list = NULL;
-    const char *kernels[MAX_CANDS];
-    int nkernels = 0, list = 0, pool_given = 0;
+    const char *kernels[MAX_CANDS], *libs[MAX_CANDS];
+    int nkernels = 0, nlibs = 0, list = 0, pool_given = 0;
     static const char *const temp_names[] = {"hot", "cold"};
     opt.cold_pool = (size_t)1 << 30;
     int c;
@@ -1595,6 +1637,10 @@ int main(int argc, char **argv)
         case O_KERNEL:
             if (nkernels < MAX_CANDS)
                 kernels[nkernels++] = optarg;
+            break;
+        case O_LIB:
+            if (nlibs < MAX_CANDS)
+                libs[nlibs++] = optarg;
             break;
         case O_REF: opt.ref = optarg; break;
         case O_SELF: opt.self_check = optarg ? optarg : "memasm"; break;
@@ -1703,6 +1749,9 @@ int main(int argc, char **argv)
         free(copy);
         for (int k = 0; k < nkernels; k++)
             if (cand_add_kernel(kernels[k]) != 0)
+                return 2;
+        for (int k = 0; k < nlibs; k++)
+            if (cand_add_lib(libs[k]) != 0)
                 return 2;
         ref_index = -1;
         const char *ref = opt.ref ? opt.ref : sys_libc_name();
