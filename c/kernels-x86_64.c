@@ -54,12 +54,16 @@ _Atomic(memasm_copy_fn) memasm_cur_memmove = memasm_k_memmove_sse2;
 _Atomic(memasm_set_fn) memasm_cur_memset = memasm_k_memset_sse2;
 
 /* asm/x86_64/entry.asm does sizes up to 256 bytes (512 with zmm) itself,
- * with the registers its byte for the operation allows: 2 zmm and k1
- * (masked moves, which need BMI2's bzhi too; the AVX-512 kernel itself is
- * installed), 1 ymm, 0 neither.  The byte follows the
- * installed kernel (memasm_entry_follow, called by the dispatcher on every
- * install), which the CPU was checked to run, so a cap or a forced kernel
- * keeps the entry points at the same ISA level as the kernel behind them. */
+ * with the registers that its byte for the operation allows:
+ *   2  zmm and k1 (masked moves, which also need BMI2's bzhi); set only
+ *      while the AVX-512 kernel itself is installed, which the entry points
+ *      then jump to directly;
+ *   1  ymm;
+ *   0  neither (SSE2).
+ * The byte follows the installed kernel (memasm_entry_follow, called by the
+ * dispatcher on every install), which the CPU was checked to run, so a cap
+ * or a forced kernel keeps the entry points at the same ISA level as the
+ * kernel behind them. */
 _Atomic unsigned char memasm_entry_vec_memcpy MEMASM_HIDDEN;
 _Atomic unsigned char memasm_entry_vec_memmove MEMASM_HIDDEN;
 _Atomic unsigned char memasm_entry_vec_memset MEMASM_HIDDEN;
