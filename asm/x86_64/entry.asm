@@ -4,9 +4,9 @@
 ; Each one does sizes up to 256 bytes (512 with AVX-512) itself and jumps
 ; through the selected kernel's atomic pointer (memasm_cur_*,
 ; c/kernels-x86_64.c; hidden, so a RIP-relative load needs no GOT) for the
-; rest.  A call that only jumped
-; cost 10-20% against glibc at 1-256 bytes here: the indirect jump and the
-; kernel's second size dispatch are each about a cycle of an 8-9 cycle call.
+; rest.  A call that only jumped cost 10-20% against glibc at 1-256 bytes
+; here: the indirect jump and the kernel's second size dispatch are each
+; about a cycle of an 8-9 cycle call.
 ;
 ; Which registers the entry may use follows the installed kernel: one byte
 ; per operation, memasm_entry_vec_* (c/kernels-x86_64.c, rewritten by the
@@ -48,8 +48,8 @@
 ; psABI and have no transition penalty; see tests/abi/x86_64.asm).
 ;
 ; Layout: the byte-2 path falls through from the top, and each size class
-; costs at most one taken branch before its stores (two above 128).  Medians of paired
-; ratios against glibc 2.36 (its __mem*_avx512_unaligned_erms) on Zen 5:
+; costs at most one taken branch before its stores (two above 128).
+; Medians of paired ratios against glibc 2.36 (its __mem*_avx512_unaligned_erms) on Zen 5:
 ; masked copy 1.14 at every size 1..63 where the branchy path was
 ; 0.89-1.00; memset 1.00-1.14 where the imul path was 0.76-0.93; 65..256
 ; with the byte checked first and zmm stores 1.0-1.2 where checking the
@@ -61,9 +61,7 @@
 ; Branch targets that only a jump reaches start on a 16-byte boundary
 ; (multi-byte NOP padding, never executed): with them unaligned, adding code
 ; elsewhere moved 96-128 B copies and 192-256 B fills between 0.88 and 1.0
-; of glibc from one build to the next.
-%use smartalign
-alignmode p6
+; of glibc from one build to the next.  (macros.inc selects the NOPs.)
 %define ALIGN_TARGET align 16
 %include "small.inc"
 
