@@ -188,15 +188,12 @@ KERNEL %1
     ALIGN_TARGET
 %endif
 .z64:
+    ; byte 2 says the AVX-512 kernel is installed: above 512 bytes go
+    ; straight to its part for n > 8 VEC, a direct jump instead of the
+    ; pointer's indirect one and the kernel's size tests
     cmp rdx, 512
-    ja .big
+    ja memasm_k_memmove_gt8v_avx512
     COPY_RUNGS vmovdqu64, zmm, 64, 1, 3
-    ALIGN_TARGET
-.big:
-    ; byte 2 says the AVX-512 kernel is installed: go straight to its
-    ; part for n > 8 VEC, a direct jump instead of the pointer's indirect
-    ; one and the kernel's size tests (1.04-1.12x at 600-2048 B)
-    jmp memasm_k_memmove_gt8v_avx512
 
     ALIGN_TARGET
 .narrow:
