@@ -31,8 +31,8 @@
 ;               always, with two ymm moves for 33..64 (see COPY_ENTRY);
 ;     64..128   two zmm moves from both ends, 129..256 four, 257..512
 ;               eight (all loads first);
-;     more      memcpy/memmove jump straight to the AVX-512 kernel's part
-;               for n > 8 VEC, memset to the kernel through its pointer;
+;     more      a direct jump to the AVX-512 kernel: for memcpy/memmove
+;               to its part for n > 8 VEC, for memset to its start;
 ;   byte 0 or 1:
 ;     0         returns, touching nothing;
 ;     1..3      bytes 0, n/2 and n-1;
