@@ -129,27 +129,32 @@ extern memasm_k_memset_avx512
 %endrep
 %endmacro
 
-; COPY_RUNGS mov, R, W, p, rungs: copy n in (p*W, p*W << rungs] (entered
-; with n above p*W and at most that top): rung k moves 2^k*p pairs from both
-; ends and takes n up to 2^(k+1)*p*W; each rung's loads are issued before
-; the test that leaves for the next rung, all loads precede the stores.
-%macro COPY_RUNGS 5
-%assign p %4
+; RUNGS load, store, mov, R, W, p, rungs: the size ladder of the vector
+; paths, for n in (p*W, p*W << rungs] (entered with n above p*W and at most
+; that top).  Rung k handles n up to 2^(k+1)*p*W with 2^k*p pairs from both
+; ends: "load" (ENDS_LOAD, or NO_LOAD for a fill) brings in the pairs the
+; rung adds before the test that leaves for the next rung, so every load
+; precedes every store; "store" (ENDS_STORE or ENDS_SET) writes all pairs
+; of the rung it stops at, which then returns through vzeroupper.
+%macro NO_LOAD 5
+%endmacro
+%macro RUNGS 7
+%assign p %6
 %assign k 0
-    ENDS_LOAD %1, %2, %3, 0, p
-%rep %5 - 1
-    cmp edx, 2 * p * %3
-    ja .rung_%3_ %+ k
-    ENDS_STORE %1, %2, %3, 0, p
+    %1 %3, %4, %5, 0, p
+%rep %7 - 1
+    cmp edx, 2 * p * %5
+    ja .rung_%5_ %+ k
+    %2 %3, %4, %5, 0, p
     vzeroupper
     ret
     ALIGN_TARGET
-.rung_%3_ %+ k:
-    ENDS_LOAD %1, %2, %3, p, 2 * p
+.rung_%5_ %+ k:
+    %1 %3, %4, %5, p, 2 * p
 %assign p 2 * p
 %assign k k + 1
 %endrep
-    ENDS_STORE %1, %2, %3, 0, p
+    %2 %3, %4, %5, 0, p
     vzeroupper
     ret
 %endmacro
@@ -194,7 +199,7 @@ KERNEL %1
     ; pointer's indirect one and the kernel's size tests
     cmp rdx, 512
     ja memasm_k_memmove_gt8v_avx512
-    COPY_RUNGS vmovdqu64, zmm, 64, 1, 3
+    RUNGS ENDS_LOAD, ENDS_STORE, vmovdqu64, zmm, 64, 1, 3
 
     ALIGN_TARGET
 .narrow:
@@ -225,7 +230,7 @@ KERNEL %1
     ja .kernel
     cmp byte [rel %3], 0
     je .kernel
-    COPY_RUNGS vmovdqu, ymm, 32, 2, 2
+    RUNGS ENDS_LOAD, ENDS_STORE, vmovdqu, ymm, 32, 2, 2
     ALIGN_TARGET
 .kernel:
     jmp [rel %2]
@@ -248,23 +253,7 @@ KERNEL memasm_memset
     cmp rdx, 512
     ja memasm_k_memset_avx512       ; byte 2: the installed kernel, directly
     vpbroadcastb zmm0, esi
-    cmp edx, 128
-    ja .s129
-    ENDS_SET vmovdqu64, zmm0, 64, 0, 1
-    vzeroupper
-    ret
-    ALIGN_TARGET
-.s129:
-    cmp edx, 256
-    ja .s257
-    ENDS_SET vmovdqu64, zmm0, 64, 0, 2
-    vzeroupper
-    ret
-    ALIGN_TARGET
-.s257:
-    ENDS_SET vmovdqu64, zmm0, 64, 0, 4
-    vzeroupper
-    ret
+    RUNGS NO_LOAD, ENDS_SET, vmovdqu64, zmm0, 64, 1, 3
     ALIGN_TARGET
 .lt64:
     PAGE_CROSS edi, .small
