@@ -6,7 +6,8 @@
  * iterates it.  Each operation has one atomic function pointer, statically
  * initialised to the architecture's baseline kernel, so memasm_memcpy() and
  * friends work before any constructor has run, take no locks and never
- * allocate: the call path is one relaxed load and an indirect tail call.
+ * allocate: the call path is one relaxed load and an indirect tail call
+ * (on x86_64 after the entry points' own small-size paths, see below).
  *
  * Choice: for each operation, the kernel with the highest ISA level that the
  * CPU can run (and that has the features the kernel "prefers", see
@@ -34,8 +35,9 @@ static _Thread_local int init_here;      /* this thread is inside memasm_init */
 /* ---- entry points ------------------------------------------------------- */
 
 /* On x86_64 the entry points are in asm/x86_64/entry.asm: they copy or set
- * the smallest sizes themselves and jump through the same pointers for the
- * rest (an indirect jump costs about 10% at 1-256 bytes there). */
+ * up to 256 bytes (512 with AVX-512) themselves and jump through the same
+ * pointers for the rest, or straight to the AVX-512 kernel when it is the
+ * one installed (an indirect jump cost 10-20% at 1-256 bytes there). */
 #if !defined(__x86_64__)
 void *memasm_memcpy(void *restrict dst, const void *restrict src, size_t n)
 {

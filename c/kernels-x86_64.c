@@ -70,14 +70,14 @@ _Atomic unsigned char memasm_entry_vec_memset MEMASM_HIDDEN;
 
 void memasm_entry_follow(memasm_op op, const struct memasm_kernel *k)
 {
-    unsigned char v = (unsigned char)k->level; /* 0 sse2, 1 avx2, 2 avx512 */
-    /* 2 also tells the entry points which kernel is installed: they jump to
-     * memasm_k_<op>_avx512 directly above 512 bytes. */
-    void (*avx512)(void) = op == MEMASM_OP_MEMSET ? (void (*)(void))memasm_k_memset_avx512
-                           : op == MEMASM_OP_MEMMOVE ? (void (*)(void))memasm_k_memmove_avx512
-                                                     : (void (*)(void))memasm_k_memcpy_avx512;
-    if (v == 2 && (!(memasm_cpu_get()->features & MEMASM_F_X86_BMI2) || k->fn != avx512))
-        v = 1;
+    /* The kernels the entry points jump to directly with byte 2. */
+    static void (*const avx512[MEMASM_OP_COUNT])(void) = {
+        [MEMASM_OP_MEMCPY] = (void (*)(void))memasm_k_memcpy_avx512,
+        [MEMASM_OP_MEMMOVE] = (void (*)(void))memasm_k_memmove_avx512,
+        [MEMASM_OP_MEMSET] = (void (*)(void))memasm_k_memset_avx512,
+    };
+    int bmi2 = (memasm_cpu_get()->features & MEMASM_F_X86_BMI2) != 0;
+    unsigned char v = k->fn == avx512[op] && bmi2 ? 2 : k->level >= 1;
     switch (op) {
     case MEMASM_OP_MEMCPY:
         atomic_store_explicit(&memasm_entry_vec_memcpy, v, memory_order_relaxed);
