@@ -21,14 +21,17 @@
 ;
 ; Paths (rdi = dst, rsi = src, rdx = n, rax = dst):
 ;   byte 2, the one this machine (AMD Zen 5) takes:
-;     0..63     one masked 64-byte load and store (mask = the low n bits,
-;               BMI2 bzhi; k1; masked-off bytes are never read or written
-;               and cannot fault), unless the 64 bytes from src or dst
-;               cross into the next page: a masked access that does costs
-;               ~100 times more here (220 ns measured into a PROT_NONE page,
-;               7 ns into a mapped one, 2 ns inside a page), so those go to
-;               the general-register path below; memmove takes that path
-;               always, with two ymm moves for 33..64 (see COPY_ENTRY);
+;     0..63     no access reaches a cache line that the call's bytes do
+;               not occupy (see "Masked moves" below):
+;               memcpy: one masked 64-byte load and store (mask = the low
+;               n bits, BMI2 bzhi, k1) when dst and src are both 64-byte
+;               aligned, else general registers for 0..16, two xmm moves
+;               for 17..32, two ymm moves for 33..64; memmove always the
+;               latter (a masked store does not forward its data to a later
+;               load: shifting a buffer step by step ran 0.88-0.91x glibc);
+;               memset: one masked store, to dst's own line with the mask
+;               shifted to dst's offset when the fill lies in one line, or
+;               the 64 bytes from dst when it spans two;
 ;     64..128   two zmm moves from both ends, 129..256 four, 257..512
 ;               eight (all loads first);
 ;     more      a direct jump to the AVX-512 kernel: for memcpy/memmove
@@ -47,15 +50,34 @@
 ; k1 is left as it is (the mask registers are caller-saved scratch in the
 ; psABI and have no transition penalty; see tests/abi/x86_64.asm).
 ;
-; Layout: memcpy's byte-2 path falls through from the top below 64 bytes,
-; memset's takes one branch there (see memasm_memset); each size class costs
-; at most one taken branch before its stores (two above 128).
+; Masked moves.  A masked access still reaches every cache line its 64-byte
+; window covers, masked-off bytes or not: a load or store whose window runs
+; into the next line waits for that line (and a store takes it exclusive).
+; Measured here with 8-byte copies whose own lines were in L1: 15-16 ns per
+; call either way with the next line cached, but 50 ns (masked) against
+; 16 ns (general registers) with the source's next line flushed to memory,
+; 90 against 16 with the destination's; with another thread writing or
+; reading the next line, the masked copy ran 2x slower and slowed that
+; thread 2.4-2.8x (false sharing the caller never asked for).  The window at
+; an unaligned pointer covers two lines, so the copies use it only for two
+; 64-byte aligned pointers (one line each, the call's own), and memset
+; aligns its window to dst's line, which the same mask, shifted, fills
+; exactly.  The cost, hot in L1: memcpy at random alignments 1.00x glibc
+; where the masked window gave 1.14x (both aligned: still 1.14x); memset
+; about one cycle in ten at random alignments (SPEC mix 0.975x against
+; 1.01x).  glibc 2.36's own memset stores through the unaligned window and
+; has the effect above.  n = 0 still issues a masked store with an empty
+; mask at dst's line (no bytes written, no fault possible), which sets no
+; byte but may take the line exclusive.
+;
+; Layout: the copies' byte-2 paths fall through from the top below 64
+; bytes, memset's takes one branch there (see memasm_memset); each size
+; class costs at most one taken branch before its stores (two above 128,
+; and 1..3 in the copies' register path).
 ; Medians of paired ratios against glibc 2.36 (its __mem*_avx512_unaligned_erms) on Zen 5:
-; masked copy 1.14 at every size 1..63 where the branchy path was
-; 0.89-1.00; memset 1.00-1.14 where the imul path was 0.76-0.93; 65..256
-; with the byte checked first and zmm stores 1.0-1.2 where checking the
-; size first was 0.71-1.0.  A vzeroupper before ret measured no slower than
-; leaving zmm16-31 dirty as glibc does.
+; 65..256 with the byte checked first and zmm stores 1.0-1.2 where checking
+; the size first was 0.71-1.0.  A vzeroupper before ret measured no slower
+; than leaving zmm16-31 dirty as glibc does.
 
 %define KERNEL_VISIBILITY default
 %include "macros.inc"
@@ -74,15 +96,6 @@ extern memasm_entry_vec_memmove
 extern memasm_entry_vec_memset
 extern memasm_k_memmove_gt8v_avx512
 extern memasm_k_memset_avx512
-
-; PAGE_CROSS reg32, label: jump to label if the 64 bytes at reg32's address
-; reach into the next 4 KiB page.  Clobbers ecx.
-%macro PAGE_CROSS 2
-    mov ecx, %1
-    and ecx, 4095
-    cmp ecx, 4096 - 64
-    ja %2
-%endmacro
 
 ; LOW_MASK: k1 = the low n (rdx < 64) bits set.  Clobbers rcx.
 %macro LOW_MASK 0
@@ -160,35 +173,57 @@ extern memasm_k_memset_avx512
 %endmacro
 
 ; COPY_ENTRY name, kernel pointer, vector byte, masked
-; masked = 0 (memmove): below 64 bytes the general-register path even with
-; byte 2.  A masked store cannot forward its data to a later load, so a
-; memmove whose source overlaps what the previous call wrote (shifting a
-; buffer step by step) waits for the store to reach the cache: 0.88-0.91 of
-; glibc at 16-64 bytes, where the general registers forward.
+; masked = 1 (memcpy): below 64 bytes with byte 2, one masked move when dst
+; and src are both 64-byte aligned (the window is then the call's own line
+; at each end; see "Masked moves" above), else the registers below.
+; masked = 0 (memmove): always the registers.  A masked store cannot forward
+; its data to a later load, so a memmove whose source overlaps what the
+; previous call wrote (shifting a buffer step by step) waits for the store
+; to reach the cache: 0.88-0.91 of glibc at 16-64 bytes, where the general
+; registers forward.
 %macro COPY_ENTRY 4
 KERNEL %1
     mov rax, rdi
     cmp byte [rel %3], 2
     jne .narrow
     cmp rdx, 64
+    ja .z64
 %if %4
-    jae .z64
-    PAGE_CROSS esi, .small
-    PAGE_CROSS edi, .small
-    LOW_MASK
-    vmovdqu8 zmm0{k1}{z}, [rsi]
-    vmovdqu8 [rdi]{k1}, zmm0
-    vzeroupper
+    mov ecx, edi                    ; both 64-byte aligned?
+    or ecx, esi
+    test cl, 63
+    jz .b_masked
+%endif
+    ; Unaligned, the registers: 8..16 fall through, 33..64, 17..32 and
+    ; 4..7 take one branch, 1..3 two (hot, random alignments: 1.00x glibc
+    ; at every size 1..63; testing 16 before 32 left 33..63 at 0.89x).
+    cmp edx, 32
+    ja .b33
+    cmp edx, 16
+    ja .b17
+    COPY_0_16
+    ALIGN_TARGET
+.b17:
+    ; (16, 32]: legacy SSE moves, no transition (the upper state is clean
+    ; on entry)
+    ENDS_LOAD movdqu, xmm, 16, 0, 1
+    ENDS_STORE movdqu, xmm, 16, 0, 1
     ret
     ALIGN_TARGET
-%else
-    ja .z64
-    cmp edx, 32
-    jbe .small
+.b33:
     ; (32, 64]: two ymm moves (four SSE2 moves measured 0.86-0.89 of
     ; glibc's two when each call reads what the last one wrote)
     ENDS_LOAD vmovdqu, ymm, 32, 0, 1
     ENDS_STORE vmovdqu, ymm, 32, 0, 1
+    vzeroupper
+    ret
+    ALIGN_TARGET
+%if %4
+.b_masked:
+    ; both aligned: each window is the call's own line
+    LOW_MASK
+    vmovdqu8 zmm0{k1}{z}, [rsi]
+    vmovdqu8 [rdi]{k1}, zmm0
     vzeroupper
     ret
     ALIGN_TARGET
@@ -205,7 +240,7 @@ KERNEL %1
 .narrow:
     cmp rdx, 64
     ja .gt64
-.small:                             ; n <= 64, any vector byte
+    ; n <= 64, any vector byte
     cmp edx, 16
     ja .g17
     COPY_0_16
@@ -256,9 +291,23 @@ KERNEL memasm_memset
     RUNGS NO_LOAD, ENDS_SET, vmovdqu64, zmm0, 64, 1, 3
     ALIGN_TARGET
 .lt64:
-    PAGE_CROSS edi, .small
+    ; One masked store that reaches only the fill's own lines, branch-free
+    ; (a branch on the line crossing mispredicted under random alignments:
+    ; 0.75-0.94x where this runs 0.9-1.0x).  s = dst's offset in its line
+    ; when dst + n stays in that line, else 0; the window starts at dst - s
+    ; and the mask is the low n bits shifted left by s.
+    mov ecx, edi
+    and ecx, 63                     ; dst's offset in its line
+    lea r8d, [rcx + rdx]
+    xor r10d, r10d
+    cmp r8d, 64
+    cmova ecx, r10d                 ; spans two lines: s = 0
+    mov r9, -1
+    bzhi r9, r9, rdx
+    shlx r9, r9, rcx
+    sub rdi, rcx                    ; the window (rax keeps dst)
+    kmovq k1, r9
     vpbroadcastb zmm0, esi
-    LOW_MASK
     vmovdqu8 [rdi]{k1}, zmm0
     vzeroupper
     ret
@@ -267,7 +316,7 @@ KERNEL memasm_memset
 .narrow:
     cmp rdx, 64
     ja .gt64
-.small:                             ; n <= 64, any vector byte
+    ; n <= 64, any vector byte
     movzx ecx, sil
     mov r8, 0x0101010101010101
     imul rcx, r8
