@@ -276,6 +276,7 @@ struct workload {
     enum op_kind op;
     enum align_kind align;
     int cold;
+    int edge;         /* hot, the line past each buffer flushed per call */
     int mix;          /* sizes from a frequency table, one point */
     char name[64];
 };
@@ -301,7 +302,7 @@ static struct {
     int full;
     unsigned ops;       /* bit per enum op_kind                  */
     unsigned aligns;    /* bit per enum align_kind (sweeps)      */
-    unsigned temps;     /* 1 hot, 2 cold                         */
+    unsigned temps;     /* 1 hot, 2 cold, 4 edge                 */
     int sweeps, mixes;  /* which kinds of workload               */
     size_t size_lo, size_hi;
     int pow2;
@@ -376,18 +377,59 @@ struct call {
 };
 
 /*
- * The timing loops.  noinline, and the same code for every candidate; the
- * empty asm takes the result and clobbers memory, so neither the call nor
- * the bytes it writes can be optimised away or moved across the clock.
+ * Edge runs (x86_64 and aarch64): before every call, flush the cache line
+ * just past the last byte of the destination and of the source.  The call's
+ * own lines stay hot; only an implementation whose accesses reach beyond
+ * the bytes it was given (a 64-byte masked window, say, with its masked-off
+ * part in the next line) finds that line in memory.  The flushes are inside
+ * the timed loop for every candidate alike.
  */
-__attribute__((noinline)) static uint64_t loop_copy(copy_fn fn, const struct call *calls, size_t len,
-                                                    size_t iters, size_t *pos)
+#if defined(__x86_64__) || defined(__aarch64__)
+#define HAVE_EDGE 1
+static inline void flush_line(uintptr_t a)
+{
+#if defined(__x86_64__)
+    __builtin_ia32_clflush((const void *)a);
+#else
+    __asm__ volatile("dc civac, %0" : : "r"(a) : "memory");
+#endif
+}
+
+/* The line after the one holding p[n - 1] (n >= 1). */
+static inline uintptr_t line_after(const unsigned char *p, size_t n)
+{
+    return (((uintptr_t)p + n - 1) | 63) + 1;
+}
+#else
+#define HAVE_EDGE 0
+#endif
+
+/*
+ * The timing loops: one template, inlined into a noinline function per
+ * kind with constant arguments, so each is the same code for every
+ * candidate and carries no test for the kinds it is not (is_set picks the
+ * call, edge == 0 drops the flushes).  The empty asm takes the
+ * result and clobbers memory, so neither the call nor the bytes it writes
+ * can be optimised away or moved across the clock.
+ */
+static inline __attribute__((always_inline)) uint64_t timed_loop(copy_fn cpy, set_fn set, int is_set, int edge,
+                                                                 const struct call *calls, size_t len,
+                                                                 size_t iters, size_t *pos)
 {
     size_t j = *pos;
+    (void)edge;
     uint64_t t0 = now_ns();
     __asm__ volatile("" ::: "memory");
     for (size_t i = 0; i < iters; i++) {
-        void *r = fn(calls[j].dst, calls[j].src, calls[j].n);
+#if HAVE_EDGE
+        if (edge) {
+            flush_line(line_after(calls[j].dst, calls[j].n));
+            if (!is_set)
+                flush_line(line_after(calls[j].src, calls[j].n));
+        }
+#endif
+        void *r = is_set ? set(calls[j].dst, 0x5a ^ (int)(i & 1), calls[j].n)
+                      : cpy(calls[j].dst, calls[j].src, calls[j].n);
         __asm__ volatile("" : : "r"(r) : "memory");
         if (++j == len)
             j = 0;
@@ -398,23 +440,31 @@ __attribute__((noinline)) static uint64_t loop_copy(copy_fn fn, const struct cal
     return t1 - t0;
 }
 
+__attribute__((noinline)) static uint64_t loop_copy(copy_fn fn, const struct call *calls, size_t len,
+                                                    size_t iters, size_t *pos)
+{
+    return timed_loop(fn, NULL, 0, 0, calls, len, iters, pos);
+}
+
 __attribute__((noinline)) static uint64_t loop_set(set_fn fn, const struct call *calls, size_t len, size_t iters,
                                                    size_t *pos)
 {
-    size_t j = *pos;
-    uint64_t t0 = now_ns();
-    __asm__ volatile("" ::: "memory");
-    for (size_t i = 0; i < iters; i++) {
-        void *r = fn(calls[j].dst, 0x5a ^ (int)(i & 1), calls[j].n);
-        __asm__ volatile("" : : "r"(r) : "memory");
-        if (++j == len)
-            j = 0;
-    }
-    __asm__ volatile("" ::: "memory");
-    uint64_t t1 = now_ns();
-    *pos = j;
-    return t1 - t0;
+    return timed_loop(NULL, fn, 1, 0, calls, len, iters, pos);
 }
+
+#if HAVE_EDGE
+__attribute__((noinline)) static uint64_t loop_copy_edge(copy_fn fn, const struct call *calls, size_t len,
+                                                         size_t iters, size_t *pos)
+{
+    return timed_loop(fn, NULL, 0, 1, calls, len, iters, pos);
+}
+
+__attribute__((noinline)) static uint64_t loop_set_edge(set_fn fn, const struct call *calls, size_t len,
+                                                        size_t iters, size_t *pos)
+{
+    return timed_loop(NULL, fn, 1, 1, calls, len, iters, pos);
+}
+#endif
 
 /* ---- threads ------------------------------------------------------------ */
 
@@ -459,6 +509,7 @@ static struct {
     const struct cand *cand;
     size_t iters;
     int cold;
+    int edge;
     int quit;
 } job;
 
@@ -549,6 +600,13 @@ static void run_job(struct worker *w)
     long cs = preemptions();
     uint64_t t0 = now_ns();
     uint64_t dt;
+#if HAVE_EDGE
+    if (job.edge && job.op == OP_MEMSET)
+        dt = loop_set_edge(job.cand->set, w->calls, w->ncalls, job.iters, &pos);
+    else if (job.edge)
+        dt = loop_copy_edge(job.cand->cpy, w->calls, w->ncalls, job.iters, &pos);
+    else
+#endif
     if (job.op == OP_MEMSET)
         dt = loop_set(job.cand->set, w->calls, w->ncalls, job.iters, &pos);
     else if (job.op == OP_MEMCPY)
@@ -731,6 +789,17 @@ static void calls_reserve(struct worker *w, size_t n)
 /* Calls in a table of varying (random / mixed) calls. */
 #define VARY_CALLS 4096
 #define MIX_MAX_SIZE 4096 /* the tables' sizes stay below this */
+
+/* Edge runs: the calls cycle through EDGE_SLOTS slots per buffer, each the
+ * call's bytes plus room for its offset and two lines of gap, so the line
+ * flushed past one call is never a line another call touches; up to
+ * EDGE_MAX_SIZE bytes all slots together (38 KiB) stay in a 48 KiB L1d. */
+#define EDGE_SLOTS 16
+#define EDGE_MAX_SIZE ((size_t)1024)
+static size_t edge_stride(size_t n)
+{
+    return round_up(n + 64, 64) + 128;
+}
 /* Most slots a cold table visits: 2^20 calls, 24 MiB of table. */
 #define MAX_COLD_SLOTS ((size_t)1 << 20)
 
@@ -822,6 +891,8 @@ static void build_calls(struct worker *w, const struct workload *wl, size_t n, u
     size_t ncalls = 1;
     if (wl->mix || wl->align == AL_RANDOM)
         ncalls = VARY_CALLS;
+    if (wl->edge && ncalls < EDGE_SLOTS)
+        ncalls = EDGE_SLOTS;
     /* One sequence of VARY_CALLS sizes and offsets (all equal for a plain
      * aligned sweep), drawn first so that it does not depend on the pool. */
     static struct { size_t sz; unsigned so, d_o, slide; } seq[VARY_CALLS];
@@ -881,6 +952,9 @@ static void build_calls(struct worker *w, const struct workload *wl, size_t n, u
         if (wl->cold) {
             src_r = w->cold + perm[i % nslots] * stride;
             dst_r = src_r + pool_half;
+        } else if (wl->edge) {
+            src_r = w->hot + (i % EDGE_SLOTS) * edge_stride(n);
+            dst_r = src_r + hot_half(EDGE_SLOTS * edge_stride(n));
         } else {
             src_r = w->hot + seq[k].slide;
             dst_r = src_r + hh;
@@ -931,6 +1005,7 @@ static void measure_point(int wi, size_t n, struct row *row)
         workers[t].cursor = 0;
     }
     job.cold = wl->cold;
+    job.edge = wl->edge;
     double bytes = 0;
     for (size_t i = 0; i < workers[0].ncalls; i++)
         bytes += (double)workers[0].calls[i].n;
@@ -1095,7 +1170,7 @@ static void csv_row(const struct workload *wl, const struct row *row)
         p[0] = wl->name;
         p[1] = op_names[wl->op];
         p[2] = align_names[wl->align];
-        p[3] = wl->cold ? "cold" : "hot";
+        p[3] = wl->edge ? "edge" : wl->cold ? "cold" : "hot";
         p[4] = num[0];
         p[5] = num[1];
         p[6] = num[2];
@@ -1441,7 +1516,9 @@ static void usage(FILE *f)
 "                       steps, more rounds\n"
 "  --op LIST            memcpy,memmove-fwd,memmove-bwd,memset (or memmove = both)\n"
 "  --align LIST         aligned,random,alias4k (size sweeps)\n"
-"  --temp LIST          hot,cold\n"
+"  --temp LIST          hot,cold,edge (edge: hot, and the cache line just past\n"
+"                       each buffer flushed before every call; memcpy and\n"
+"                       memset up to 1 KiB, x86_64 and aarch64)\n"
 "  --sizes LO:HI        sweep sizes, e.g. 1:64K or 1M:256M (K/M/G binary)\n"
 "  --pow2               powers of two only (default also the x1.5 points)\n"
 "  --no-sweep           only the size mixes;   --no-mix   only the sweeps\n"
@@ -1516,7 +1593,7 @@ static void list_and_exit(void)
     exit(0);
 }
 
-static void add_workload(enum op_kind op, enum align_kind al, int cold, int mix)
+static void add_workload(enum op_kind op, enum align_kind al, int cold, int mix, int edge)
 {
     wls = realloc(wls, (size_t)(nwls + 1) * sizeof *wls);
     if (!wls)
@@ -1525,12 +1602,14 @@ static void add_workload(enum op_kind op, enum align_kind al, int cold, int mix)
     w->op = op;
     w->align = al;
     w->cold = cold;
+    w->edge = edge;
     w->mix = mix;
     if (mix)
         snprintf(w->name, sizeof w->name, "%s mix (SPEC CPU2017 sizes and alignments), %s", op_names[op],
                  cold ? "cold" : "hot");
     else
-        snprintf(w->name, sizeof w->name, "%s %s %s", op_names[op], align_names[al], cold ? "cold" : "hot");
+        snprintf(w->name, sizeof w->name, "%s %s %s", op_names[op], align_names[al],
+                 edge ? "edge" : cold ? "cold" : "hot");
 }
 
 /* Quick run without --sizes: the aligned hot sweeps go to the top size, the
@@ -1540,6 +1619,8 @@ static void add_workload(enum op_kind op, enum align_kind al, int cold, int mix)
 
 static size_t sweep_max_size(const struct workload *wl)
 {
+    if (wl->edge)
+        return opt.size_hi < EDGE_MAX_SIZE ? opt.size_hi : EDGE_MAX_SIZE;
     if (opt.full || opt.sizes_given || wl->align == AL_ALIGNED)
         return opt.size_hi;
     return opt.size_hi < QUICK_SIDE_MAX ? opt.size_hi : QUICK_SIDE_MAX;
@@ -1566,7 +1647,18 @@ static void plan_workloads(void)
                              (op == OP_MEMCPY && al == AL_ALIAS4K && !cold) ||
                              (al == AL_ALIGNED && cold && (op == OP_MEMCPY || op == OP_MEMSET));
                 if (chosen)
-                    add_workload((enum op_kind)op, (enum align_kind)al, cold, 0);
+                    add_workload((enum op_kind)op, (enum align_kind)al, cold, 0, 0);
+            }
+            /* Edge runs: memcpy and memset, at the small sizes where an
+             * implementation may reach past the bytes it was given. */
+            if (HAVE_EDGE && (op == OP_MEMCPY || op == OP_MEMSET)) {
+                int chosen;
+                if (opt.aligns || opt.temps)
+                    chosen = (!opt.aligns || (opt.aligns & 1u << al)) && (!opt.temps || (opt.temps & 4u));
+                else
+                    chosen = opt.full || al == AL_RANDOM;
+                if (chosen)
+                    add_workload((enum op_kind)op, (enum align_kind)al, 0, 0, 1);
             }
         }
     }
@@ -1579,7 +1671,7 @@ static void plan_workloads(void)
             continue;
         for (int cold = 0; cold < 2; cold++)
             if (!opt.temps || (opt.temps & 1u << cold))
-                add_workload((enum op_kind)op, AL_TABLE, cold, 1);
+                add_workload((enum op_kind)op, AL_TABLE, cold, 1, 0);
     }
 }
 
@@ -1609,7 +1701,7 @@ int main(int argc, char **argv)
     const char *cand_list = NULL;
     const char *kernels[MAX_CANDS], *libs[MAX_CANDS];
     int nkernels = 0, nlibs = 0, list = 0, pool_given = 0;
-    static const char *const temp_names[] = {"hot", "cold"};
+    static const char *const temp_names[] = {"hot", "cold", "edge"};
     opt.cold_pool = (size_t)1 << 30;
     int c;
     while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
@@ -1617,7 +1709,7 @@ int main(int argc, char **argv)
         case O_FULL: opt.full = 1; break;
         case O_OP: opt.ops = parse_list(optarg, op_names, OP_KINDS, "operation"); break;
         case O_ALIGN: opt.aligns = parse_list(optarg, align_names, AL_TABLE, "alignment"); break;
-        case O_TEMP: opt.temps = parse_list(optarg, temp_names, 2, "temperature"); break;
+        case O_TEMP: opt.temps = parse_list(optarg, temp_names, 3, "temperature"); break;
         case O_SIZES: {
             char *colon = strchr(optarg, ':');
             char lo_s[64];
@@ -1798,6 +1890,11 @@ int main(int argc, char **argv)
         if (!wls[w].mix && !wls[w].cold && ngrid && hot_footprint(grid[ngrid - 1], wls[w].op) + 16384 > hot_len)
             hot_len = hot_footprint(grid[ngrid - 1], wls[w].op) + 16384;
     }
+    size_t edge_len = hot_half(EDGE_SLOTS * edge_stride(EDGE_MAX_SIZE)) + EDGE_SLOTS * edge_stride(EDGE_MAX_SIZE);
+    if (edge_len + 16384 > hot_len)
+        hot_len = edge_len + 16384;
+    if (!HAVE_EDGE && (opt.temps & 4u))
+        fprintf(stderr, "memasm-bench: edge runs need a cache-line flush (x86_64, aarch64): none on this machine\n");
 
     if (opt.csv) {
         csv_file = fopen(opt.csv, "w");
