@@ -281,6 +281,14 @@ struct workload {
     char name[64];
 };
 
+/* Temperatures, in the order of --temp's bits (1 hot, 2 cold, 4 edge). */
+static const char *const temp_names[] = {"hot", "cold", "edge"};
+
+static const char *temp_name(const struct workload *wl)
+{
+    return temp_names[wl->edge ? 2 : wl->cold ? 1 : 0];
+}
+
 static int cand_has_op(const struct cand *c, enum op_kind op)
 {
     switch (op) {
@@ -946,6 +954,7 @@ static void build_calls(struct worker *w, const struct workload *wl, size_t n, u
     calls_reserve(w, ncalls);
     w->ncalls = ncalls;
     size_t hh = hot_half(wl->mix ? MIX_MAX_SIZE + 64 : n);
+    size_t es = edge_stride(n), eh = hot_half(EDGE_SLOTS * es);
     for (size_t i = 0; i < ncalls; i++) {
         size_t k = i % VARY_CALLS;
         unsigned char *src_r, *dst_r;
@@ -953,8 +962,8 @@ static void build_calls(struct worker *w, const struct workload *wl, size_t n, u
             src_r = w->cold + perm[i % nslots] * stride;
             dst_r = src_r + pool_half;
         } else if (wl->edge) {
-            src_r = w->hot + (i % EDGE_SLOTS) * edge_stride(n);
-            dst_r = src_r + hot_half(EDGE_SLOTS * edge_stride(n));
+            src_r = w->hot + (i % EDGE_SLOTS) * es;
+            dst_r = src_r + eh;
         } else {
             src_r = w->hot + seq[k].slide;
             dst_r = src_r + hh;
@@ -1170,7 +1179,7 @@ static void csv_row(const struct workload *wl, const struct row *row)
         p[0] = wl->name;
         p[1] = op_names[wl->op];
         p[2] = align_names[wl->align];
-        p[3] = wl->edge ? "edge" : wl->cold ? "cold" : "hot";
+        p[3] = temp_name(wl);
         p[4] = num[0];
         p[5] = num[1];
         p[6] = num[2];
@@ -1606,10 +1615,9 @@ static void add_workload(enum op_kind op, enum align_kind al, int cold, int mix,
     w->mix = mix;
     if (mix)
         snprintf(w->name, sizeof w->name, "%s mix (SPEC CPU2017 sizes and alignments), %s", op_names[op],
-                 cold ? "cold" : "hot");
+                 temp_name(w));
     else
-        snprintf(w->name, sizeof w->name, "%s %s %s", op_names[op], align_names[al],
-                 edge ? "edge" : cold ? "cold" : "hot");
+        snprintf(w->name, sizeof w->name, "%s %s %s", op_names[op], align_names[al], temp_name(w));
 }
 
 /* Quick run without --sizes: the aligned hot sweeps go to the top size, the
@@ -1701,7 +1709,6 @@ int main(int argc, char **argv)
     const char *cand_list = NULL;
     const char *kernels[MAX_CANDS], *libs[MAX_CANDS];
     int nkernels = 0, nlibs = 0, list = 0, pool_given = 0;
-    static const char *const temp_names[] = {"hot", "cold", "edge"};
     opt.cold_pool = (size_t)1 << 30;
     int c;
     while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
