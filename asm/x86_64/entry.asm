@@ -67,8 +67,9 @@
 ; about one cycle in ten at random alignments (SPEC mix 0.975x against
 ; 1.01x).  glibc 2.36's own memset stores through the unaligned window and
 ; has the effect above.  n = 0 still issues a masked store with an empty
-; mask at dst's line (no bytes written, no fault possible), which sets no
-; byte but may take the line exclusive.
+; mask at dst's line (memset; memcpy when both pointers are aligned, with an
+; empty-mask load of src's line too): no byte is written and nothing can
+; fault, but the store may take the line exclusive.
 ;
 ; Layout: the copies' byte-2 paths fall through from the top below 64
 ; bytes, memset's takes one branch there (see memasm_memset); each size
