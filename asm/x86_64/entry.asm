@@ -71,10 +71,10 @@
 ; empty-mask load of src's line too): no byte is written and nothing can
 ; fault, but the store may take the line exclusive.
 ;
-; Layout: the copies' byte-2 paths fall through from the top below 64
-; bytes, memset's takes one branch there (see memasm_memset); each size
-; class costs at most one taken branch before its stores (two above 128,
-; and 1..3 in the copies' register path).
+; Layout: the byte-2 paths fall through from the top below 64 bytes (see
+; memasm_memset for what a taken branch there cost); each size class costs
+; at most one taken branch before its stores (two above 128, and 1..3 in
+; the copies' register path).
 ; Medians of paired ratios against glibc 2.36 (its __mem*_avx512_unaligned_erms) on Zen 5:
 ; 65..256 with the byte checked first and zmm stores 1.0-1.2 where checking
 ; the size first was 0.71-1.0.  A vzeroupper before ret measured no slower
@@ -280,18 +280,14 @@ KERNEL memasm_memset
     mov rax, rdi
     cmp byte [rel memasm_entry_vec_memset], 2
     jne .narrow
-    ; Below 64 bytes is the taken branch here, not the fall-through as in
-    ; the copies: with the SPEC sizes (75% in 17..63) the memset mix ran
-    ; 1.00-1.03x glibc this way against 0.90-0.96x, in one process, same
-    ; runs; fixed sizes within 0.5%, random alignment at 256-512 B +7-12%.
+    ; Below 64 bytes falls through, as in the copies.  With a taken branch
+    ; to it (its target aligned), every fixed size below 64 ran a cycle
+    ; slower than glibc in a loop of calls (8 cycles against 7; an empty
+    ; function also runs 7 there) at each of 12 placements of the calling
+    ; loop; falling through, it ran 7 at all of them.  The SPEC memset mix
+    ; and the sizes 64..1K, aligned or not, measured the same either way.
     cmp rdx, 64
-    jb .lt64
-    cmp rdx, 512
-    ja memasm_k_memset_avx512       ; byte 2: the installed kernel, directly
-    vpbroadcastb zmm0, esi
-    RUNGS NO_LOAD, ENDS_SET, vmovdqu64, zmm0, 64, 1, 3
-    ALIGN_TARGET
-.lt64:
+    jae .ge64
     ; One masked store that reaches only the fill's own lines, branch-free
     ; (a branch on the line crossing mispredicted under random alignments:
     ; 0.75-0.94x where this runs 0.9-1.0x).  s = dst's offset in its line
@@ -312,7 +308,12 @@ KERNEL memasm_memset
     vmovdqu8 [rdi]{k1}, zmm0
     vzeroupper
     ret
-
+    ALIGN_TARGET
+.ge64:
+    cmp rdx, 512
+    ja memasm_k_memset_avx512       ; byte 2: the installed kernel, directly
+    vpbroadcastb zmm0, esi
+    RUNGS NO_LOAD, ENDS_SET, vmovdqu64, zmm0, 64, 1, 3
     ALIGN_TARGET
 .narrow:
     cmp rdx, 64
