@@ -20,26 +20,23 @@
 ; races with a change of kernel is still correct.
 ;
 ; Paths (rdi = dst, rsi = src, rdx = n, rax = dst):
+;   memcpy and memmove, any byte, before the byte is read:
+;     0         returns, touching nothing;
+;     1..3      bytes 0, n/2 and n-1;
+;     4..16     two overlapping 4- or 8-byte general-register moves;
 ;   byte 2, the one this machine (AMD Zen 5) takes:
-;     0..63     no access reaches a cache line that the call's bytes do
-;               not occupy (see "Masked moves" below):
-;               memcpy: one masked 64-byte load and store (mask = the low
-;               n bits, BMI2 bzhi, k1) when dst and src are both 64-byte
-;               aligned, else general registers for 0..16, two xmm moves
-;               for 17..32, two ymm moves for 33..64; memmove always the
-;               latter (a masked store does not forward its data to a later
-;               load: shifting a buffer step by step ran 0.88-0.91x glibc);
-;               memset: one masked store, to dst's own line with the mask
-;               shifted to dst's offset when the fill lies in one line, or
-;               the 64 bytes from dst when it spans two;
+;     17..32    copies: two overlapping 16-byte SSE moves;
+;     33..64    copies: two overlapping ymm moves;
+;     0..63     memset: one masked store, to dst's own line with the mask
+;               (the low n bits, BMI2 bzhi, k1) shifted to dst's offset when
+;               the fill lies in one line, or the 64 bytes from dst when it
+;               spans two (see "Masked moves" below);
 ;     64..128   two zmm moves from both ends, 129..256 four, 257..512
 ;               eight (all loads first);
 ;     more      a direct jump to the AVX-512 kernel: for memcpy/memmove
 ;               to its part for n > 8 VEC, for memset to its start;
 ;   byte 0 or 1:
-;     0         returns, touching nothing;
-;     1..3      bytes 0, n/2 and n-1;
-;     4..16     two overlapping 4- or 8-byte general-register moves;
+;     0..16     memset: general registers, as the copies above;
 ;     17..32    two overlapping 16-byte SSE2 moves;
 ;     33..64    four 16-byte SSE2 moves, two from each end;
 ;     65..256   (byte 1 only) four or eight ymm moves from both ends;
@@ -50,6 +47,24 @@
 ; k1 is left as it is (the mask registers are caller-saved scratch in the
 ; psABI and have no transition penalty; see tests/abi/x86_64.asm).
 ;
+; Small copies.  Up to 16 bytes the copies test the size before the vector
+; byte, and they have no masked path (memcpy used to take one masked
+; 64-byte move below 64 bytes when dst and src were both 64-byte aligned).
+; A branch on the pointers' alignment is what cost: with the SPEC CPU2017
+; alignments (both aligned in about 3% of calls) a fixed size ran
+; 0.80-0.91x glibc at 1-64 bytes, and the same build with the masked move
+; replaced by a jump back to the registers ran the same, so it was the
+; branch, not the masked move.  Medians over 7 processes of memasm-bench,
+; paired in one process with the old build: the SPEC memcpy mix 1.03x
+; glibc (old 0.92x), the memmove mix 1.07x (1.04x); random alignments
+; 0.89-1.13x at 1-64 bytes (0.80-0.93x), the 4K-alias case 0.89-1.25x
+; (0.80-0.91x).  The cost is one cycle in eight or nine on the paths above
+; 16 bytes in a loop of one fixed size: aligned 32-128 bytes 0.89x glibc
+; (1.00x), memmove 128 bytes 0.89x, backward 512 bytes 0.85x (0.99x).
+; Other orders measured (each a cycle somewhere else): 0..16 tested after
+; the byte, 0..64 behind one taken branch, 33..64 or 65..128 falling
+; through after the 0..16 test.
+
 ; Masked moves.  A masked access still reaches every cache line its 64-byte
 ; window covers, masked-off bytes or not: a load or store whose window runs
 ; into the next line waits for that line (and a store takes it exclusive).
@@ -58,27 +73,24 @@
 ; 16 ns (general registers) with the source's next line flushed to memory,
 ; 90 against 16 with the destination's; with another thread writing or
 ; reading the next line, the masked copy ran 2x slower and slowed that
-; thread 2.4-2.8x (false sharing the caller never asked for).  The window at
-; an unaligned pointer covers two lines, so the copies use it only for two
-; 64-byte aligned pointers (one line each, the call's own), and memset
+; thread 2.4-2.8x (false sharing the caller never asked for).  So memset
 ; aligns its window to dst's line, which the same mask, shifted, fills
-; exactly.  The cost, hot in L1: memcpy at random alignments 1.00x glibc
-; where the masked window gave 1.14x (both aligned: still 1.14x); memset
-; about one cycle in ten at random alignments (SPEC mix 0.975x against
-; 1.01x).  glibc 2.36's own memset stores through the unaligned window and
-; has the effect above.  n = 0 still issues a masked store with an empty
-; mask at dst's line (memset; memcpy when both pointers are aligned, with an
-; empty-mask load of src's line too): no byte is written and nothing can
-; fault, but the store may take the line exclusive.
+; exactly (about one cycle in ten at random alignments against the
+; unaligned window; SPEC mix 0.975x against 1.01x).  glibc 2.36's own
+; memset stores through the unaligned window and has the effect above.
+; n = 0 still issues a masked store with an empty mask at dst's line: no
+; byte is written and nothing can fault, but the store may take the line
+; exclusive.
 ;
-; Layout: the byte-2 paths fall through from the top below 64 bytes (see
-; memasm_memset for what a taken branch there cost); each size class costs
-; at most one taken branch before its stores (two above 128, and 1..3 in
-; the copies' register path).
+; Layout: memset's byte-2 path falls through from the top below 64 bytes
+; (see memasm_memset for what a taken branch there cost), the copies' below
+; 17; each size class costs at most two taken branches before its stores
+; (three above 256).
 ; Medians of paired ratios against glibc 2.36 (its __mem*_avx512_unaligned_erms) on Zen 5:
 ; 65..256 with the byte checked first and zmm stores 1.0-1.2 where checking
 ; the size first was 0.71-1.0.  A vzeroupper before ret measured no slower
-; than leaving zmm16-31 dirty as glibc does.
+; than leaving zmm16-31 dirty as glibc does (and ymm16/zmm16 without it ran
+; 80-128 byte copies 0.74x glibc at SPEC alignments, against 0.82x).
 
 %define KERNEL_VISIBILITY default
 %include "macros.inc"
@@ -97,13 +109,6 @@ extern memasm_entry_vec_memmove
 extern memasm_entry_vec_memset
 extern memasm_k_memmove_gt8v_avx512
 extern memasm_k_memset_avx512
-
-; LOW_MASK: k1 = the low n (rdx < 64) bits set.  Clobbers rcx.
-%macro LOW_MASK 0
-    mov rcx, -1
-    bzhi rcx, rcx, rdx
-    kmovq k1, rcx
-%endmacro
 
 ; Moves from both ends: with register prefix R and width W, pair i is
 ; R(2i) <-> [base + i*W] and R(2i+1) <-> [base + n - (i+1)*W].
@@ -173,45 +178,33 @@ extern memasm_k_memset_avx512
     ret
 %endmacro
 
-; COPY_ENTRY name, kernel pointer, vector byte, masked
-; masked = 1 (memcpy): below 64 bytes with byte 2, one masked move when dst
-; and src are both 64-byte aligned (the window is then the call's own line
-; at each end; see "Masked moves" above), else the registers below.
-; masked = 0 (memmove): always the registers.  A masked store cannot forward
-; its data to a later load, so a memmove whose source overlaps what the
-; previous call wrote (shifting a buffer step by step) waits for the store
-; to reach the cache: 0.88-0.91 of glibc at 16-64 bytes, where the general
-; registers forward.
-%macro COPY_ENTRY 4
+;; COPY_ENTRY name, kernel pointer, vector byte
+;; memcpy and memmove (the same code: every load precedes every store).
+%macro COPY_ENTRY 3
 KERNEL %1
     mov rax, rdi
+    ; 0..16 first, before the vector byte: the general registers need no
+    ; vector state, and these are the commonest sizes (SPEC CPU2017: about
+    ; 60% of memcpy calls).  See "Small copies" above for what it measured.
+    cmp rdx, 16
+    ja .gt16
+    COPY_0_16
+    ALIGN_TARGET
+.gt16:
     cmp byte [rel %3], 2
     jne .narrow
     cmp rdx, 64
-    ja .z64
-%if %4
-    mov ecx, edi                    ; both 64-byte aligned?
-    or ecx, esi
-    test cl, 63
-    jz .b_masked
-%endif
-    ; Unaligned, the registers: 8..16 fall through, 33..64, 17..32 and
-    ; 4..7 take one branch, 1..3 two (hot, random alignments: 1.00x glibc
-    ; at every size 1..63; testing 16 before 32 left 33..63 at 0.89x).
+    jbe .le64
+    ; byte 2 says the AVX-512 kernel is installed: above 512 bytes go
+    ; straight to its part for n > 8 VEC, a direct jump instead of the
+    ; pointer's indirect one and the kernel's size tests
+    cmp rdx, 512
+    ja memasm_k_memmove_gt8v_avx512
+    RUNGS ENDS_LOAD, ENDS_STORE, vmovdqu64, zmm, 64, 1, 3
+    ALIGN_TARGET
+.le64:
     cmp edx, 32
-    ja .b33
-    cmp edx, 16
-    ja .b17
-    COPY_0_16
-    ALIGN_TARGET
-.b17:
-    ; (16, 32]: legacy SSE moves, no transition (the upper state is clean
-    ; on entry)
-    ENDS_LOAD movdqu, xmm, 16, 0, 1
-    ENDS_STORE movdqu, xmm, 16, 0, 1
-    ret
-    ALIGN_TARGET
-.b33:
+    jbe .b17
     ; (32, 64]: two ymm moves (four SSE2 moves measured 0.86-0.89 of
     ; glibc's two when each call reads what the last one wrote)
     ENDS_LOAD vmovdqu, ymm, 32, 0, 1
@@ -219,43 +212,21 @@ KERNEL %1
     vzeroupper
     ret
     ALIGN_TARGET
-%if %4
-.b_masked:
-    ; both aligned: each window is the call's own line
-    LOW_MASK
-    vmovdqu8 zmm0{k1}{z}, [rsi]
-    vmovdqu8 [rdi]{k1}, zmm0
-    vzeroupper
-    ret
-    ALIGN_TARGET
-%endif
-.z64:
-    ; byte 2 says the AVX-512 kernel is installed: above 512 bytes go
-    ; straight to its part for n > 8 VEC, a direct jump instead of the
-    ; pointer's indirect one and the kernel's size tests
-    cmp rdx, 512
-    ja memasm_k_memmove_gt8v_avx512
-    RUNGS ENDS_LOAD, ENDS_STORE, vmovdqu64, zmm, 64, 1, 3
-
-    ALIGN_TARGET
-.narrow:
-    cmp rdx, 64
-    ja .gt64
-    ; n <= 64, any vector byte
-    cmp edx, 16
-    ja .g17
-    COPY_0_16
-    ALIGN_TARGET
-.g17:
-    cmp edx, 32
-    ja .g33
-    ; [17, 32]
+.b17:
+    ; (16, 32]: legacy SSE moves, no transition (the upper state is clean
+    ; on entry)
     ENDS_LOAD movdqu, xmm, 16, 0, 1
     ENDS_STORE movdqu, xmm, 16, 0, 1
     ret
+
     ALIGN_TARGET
-.g33:
-    ; [33, 64]
+.narrow:
+    ; byte 0 or 1, n > 16
+    cmp rdx, 64
+    ja .gt64
+    cmp edx, 32
+    jbe .b17
+    ; (32, 64]: four SSE2 moves
     ENDS_LOAD movdqu, xmm, 16, 0, 2
     ENDS_STORE movdqu, xmm, 16, 0, 2
     ret
@@ -273,8 +244,8 @@ KERNEL %1
 KERNEL_END
 %endmacro
 
-COPY_ENTRY memasm_memcpy, memasm_cur_memcpy, memasm_entry_vec_memcpy, 1
-COPY_ENTRY memasm_memmove, memasm_cur_memmove, memasm_entry_vec_memmove, 0
+COPY_ENTRY memasm_memcpy, memasm_cur_memcpy, memasm_entry_vec_memcpy
+COPY_ENTRY memasm_memmove, memasm_cur_memmove, memasm_entry_vec_memmove
 
 KERNEL memasm_memset
     mov rax, rdi
