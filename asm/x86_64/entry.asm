@@ -20,25 +20,24 @@
 ; races with a change of kernel is still correct.
 ;
 ; Paths (rdi = dst, rsi = src, rdx = n, rax = dst):
-;   memcpy and memmove, any byte, before the byte is read:
+;   memcpy and memmove, any byte (0..16 before the byte is read):
 ;     0         returns, touching nothing;
 ;     1..3      bytes 0, n/2 and n-1;
 ;     4..16     two overlapping 4- or 8-byte general-register moves;
+;     17..32    two overlapping 16-byte SSE moves;
+;     33..64    two overlapping ymm moves (byte 0: four SSE2 moves);
 ;   byte 2, the one this machine (AMD Zen 5) takes:
-;     17..32    copies: two overlapping 16-byte SSE moves;
-;     33..64    copies: two overlapping ymm moves;
 ;     0..63     memset: one masked store, to dst's own line with the mask
 ;               (the low n bits, BMI2 bzhi, k1) shifted to dst's offset when
 ;               the fill lies in one line, or the 64 bytes from dst when it
 ;               spans two (see "Masked moves" below);
-;     64..128   two zmm moves from both ends, 129..256 four, 257..512
-;               eight (all loads first);
+;     65..128   two zmm moves from both ends (memset from 64), 129..256
+;               four, 257..512 eight (all loads first);
 ;     more      a direct jump to the AVX-512 kernel: for memcpy/memmove
 ;               to its part for n > 8 VEC, for memset to its start;
 ;   byte 0 or 1:
 ;     0..16     memset: general registers, as the copies above;
-;     17..32    two overlapping 16-byte SSE2 moves;
-;     33..64    four 16-byte SSE2 moves, two from each end;
+;     17..64    memset: two or four 16-byte SSE2 moves;
 ;     65..256   (byte 1 only) four or eight ymm moves from both ends;
 ;   memset spreads c (the low 8 bits of esi only) by imul for the general
 ;   registers, vpbroadcastb for vectors.
@@ -47,23 +46,26 @@
 ; k1 is left as it is (the mask registers are caller-saved scratch in the
 ; psABI and have no transition penalty; see tests/abi/x86_64.asm).
 ;
-; Small copies.  Up to 16 bytes the copies test the size before the vector
-; byte, and they have no masked path (memcpy used to take one masked
-; 64-byte move below 64 bytes when dst and src were both 64-byte aligned).
-; A branch on the pointers' alignment is what cost: with the SPEC CPU2017
-; alignments (both aligned in about 3% of calls) a fixed size ran
-; 0.80-0.91x glibc at 1-64 bytes, and the same build with the masked move
-; replaced by a jump back to the registers ran the same, so it was the
-; branch, not the masked move.  Medians over 7 processes of memasm-bench,
-; paired in one process with the old build: the SPEC memcpy mix 1.03x
-; glibc (old 0.92x), the memmove mix 1.07x (1.04x); random alignments
-; 0.89-1.13x at 1-64 bytes (0.80-0.93x), the 4K-alias case 0.89-1.25x
-; (0.80-0.91x).  The cost is one cycle in eight or nine on the paths above
-; 16 bytes in a loop of one fixed size: aligned 32-128 bytes 0.89x glibc
-; (1.00x), memmove 128 bytes 0.89x, backward 512 bytes 0.85x (0.99x).
-; Other orders measured (each a cycle somewhere else): 0..16 tested after
-; the byte, 0..64 behind one taken branch, 33..64 or 65..128 falling
-; through after the 0..16 test.
+; Small copies.  The copies test 0..16 first, before the vector byte, and
+; 17..64 before it too (SSE2 is baseline; ymm only after the byte); they
+; have no masked path (memcpy used to take one masked 64-byte move below 64
+; bytes when dst and src were both 64-byte aligned).  A branch on the
+; pointers' alignment is what cost: with the SPEC CPU2017 alignments (both
+; aligned in about 3% of calls) a fixed size ran 0.80-0.91x glibc at 1-64
+; bytes, and the same build with the masked move replaced by a jump back to
+; the registers ran the same, so it was the branch, not the masked move.
+; Medians over 7 processes of memasm-bench, the old entry paired in the
+; same process (old in parentheses): SPEC memcpy mix 1.01-1.02x glibc
+; (0.81-0.91x), memmove mix 1.03-1.04x (0.90-0.96x); random alignments
+; 1.00-1.13x at 2-16 bytes (0.90x), 0.89x at 1 and 32 (0.80x); the
+; 4K-alias case 1.00-1.25x at 1-16 (0.82-0.91x).  The cost is one cycle
+; in eight or nine above 64 bytes in a loop of one fixed size: 64-128
+; bytes 0.89x glibc (1.00x), 256 1.00x (1.11x), memmove 128 0.89x, backward
+; 512 0.85x (0.99x).  Every order of the tests measured moved that cycle to
+; another size class or lost the mixes: the byte or 0..64 tested first
+; (memcpy mix 0.87-0.93x), 17..64 behind two taken branches (aligned 32 B
+; 0.89x); memmove alone in the old order kept 128-512 at 0.99-1.11x but its
+; mix at 0.92x.
 
 ; Masked moves.  A masked access still reaches every cache line its 64-byte
 ; window covers, masked-off bytes or not: a load or store whose window runs
@@ -191,10 +193,10 @@ KERNEL %1
     COPY_0_16
     ALIGN_TARGET
 .gt16:
-    cmp byte [rel %3], 2
-    jne .narrow
     cmp rdx, 64
     jbe .le64
+    cmp byte [rel %3], 2
+    jne .gt64
     ; byte 2 says the AVX-512 kernel is installed: above 512 bytes go
     ; straight to its part for n > 8 VEC, a direct jump instead of the
     ; pointer's indirect one and the kernel's size tests
@@ -204,29 +206,25 @@ KERNEL %1
     ALIGN_TARGET
 .le64:
     cmp edx, 32
-    jbe .b17
-    ; (32, 64]: two ymm moves (four SSE2 moves measured 0.86-0.89 of
-    ; glibc's two when each call reads what the last one wrote)
+    ja .b33
+    ; (16, 32], any byte: legacy SSE moves, no transition (the upper state
+    ; is clean on entry)
+    ENDS_LOAD movdqu, xmm, 16, 0, 1
+    ENDS_STORE movdqu, xmm, 16, 0, 1
+    ret
+    ALIGN_TARGET
+.b33:
+    ; (32, 64]: two ymm moves with byte 1 or 2 (four SSE2 moves measured
+    ; 0.86-0.89 of glibc's two when each call reads what the last one
+    ; wrote), four SSE2 moves with byte 0
+    cmp byte [rel %3], 0
+    je .sse33
     ENDS_LOAD vmovdqu, ymm, 32, 0, 1
     ENDS_STORE vmovdqu, ymm, 32, 0, 1
     vzeroupper
     ret
     ALIGN_TARGET
-.b17:
-    ; (16, 32]: legacy SSE moves, no transition (the upper state is clean
-    ; on entry)
-    ENDS_LOAD movdqu, xmm, 16, 0, 1
-    ENDS_STORE movdqu, xmm, 16, 0, 1
-    ret
-
-    ALIGN_TARGET
-.narrow:
-    ; byte 0 or 1, n > 16
-    cmp rdx, 64
-    ja .gt64
-    cmp edx, 32
-    jbe .b17
-    ; (32, 64]: four SSE2 moves
+.sse33:
     ENDS_LOAD movdqu, xmm, 16, 0, 2
     ENDS_STORE movdqu, xmm, 16, 0, 2
     ret
@@ -251,12 +249,12 @@ KERNEL memasm_memset
     mov rax, rdi
     cmp byte [rel memasm_entry_vec_memset], 2
     jne .narrow
-    ; Below 64 bytes falls through, as in the copies.  With a taken branch
-    ; to it (its target aligned), every fixed size below 64 ran a cycle
-    ; slower than glibc in a loop of calls (8 cycles against 7; an empty
-    ; function also runs 7 there) at each of 12 placements of the calling
-    ; loop; falling through, it ran 7 at all of them.  The SPEC memset mix
-    ; and the sizes 64..1K, aligned or not, measured the same either way.
+    ; Below 64 bytes falls through.  With a taken branch to it (its target
+    ; aligned), every fixed size below 64 ran a cycle slower than glibc in
+    ; a harness's loop of calls (8 cycles against 7; an empty function also
+    ; runs 7 there) at each of 12 placements of the calling loop, falling
+    ; through at 7; in memasm-bench's own loop the two layouts trade that
+    ; cycle from run to run (aligned or random alignments, either way).
     cmp rdx, 64
     jae .ge64
     ; One masked store that reaches only the fill's own lines, branch-free
