@@ -55,8 +55,8 @@
 ; bytes, and the same build with the masked move replaced by a jump back to
 ; the registers ran the same, so it was the branch, not the masked move.
 ; Medians over 7 processes of memasm-bench, the old entry paired in the
-; same process (old in parentheses): SPEC memcpy mix 1.01-1.02x glibc
-; (0.81-0.91x), memmove mix 1.03-1.04x (0.90-0.96x); random alignments
+; same process (old in parentheses): SPEC memcpy mix 1.01-1.06x glibc
+; (0.81-0.94x), memmove mix 1.03-1.06x (0.90-0.96x); random alignments
 ; 1.00-1.13x at 2-16 bytes (0.90x), 0.89x at 1 and 32 (0.80x); the
 ; 4K-alias case 1.00-1.25x at 1-16 (0.82-0.91x).  The cost is one cycle
 ; in eight or nine above 64 bytes in a loop of one fixed size: 64-128
@@ -66,7 +66,7 @@
 ; (memcpy mix 0.87-0.93x), 17..64 behind two taken branches (aligned 32 B
 ; 0.89x); memmove alone in the old order kept 128-512 at 0.99-1.11x but its
 ; mix at 0.92x.
-
+;
 ; Masked moves.  A masked access still reaches every cache line its 64-byte
 ; window covers, masked-off bytes or not: a load or store whose window runs
 ; into the next line waits for that line (and a store takes it exclusive).
