@@ -1716,7 +1716,7 @@ int main(int argc, char **argv)
         case O_FULL: opt.full = 1; break;
         case O_OP: opt.ops = parse_list(optarg, op_names, OP_KINDS, "operation"); break;
         case O_ALIGN: opt.aligns = parse_list(optarg, align_names, AL_TABLE, "alignment"); break;
-        case O_TEMP: opt.temps = parse_list(optarg, temp_names, 3, "temperature"); break;
+        case O_TEMP: opt.temps = parse_list(optarg, temp_names, (int)(sizeof temp_names / sizeof temp_names[0]), "temperature"); break;
         case O_SIZES: {
             char *colon = strchr(optarg, ':');
             char lo_s[64];

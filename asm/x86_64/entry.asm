@@ -86,8 +86,8 @@
 ;
 ; Layout: memset's byte-2 path falls through from the top below 64 bytes
 ; (see memasm_memset for what a taken branch there cost), the copies' below
-; 17; each size class costs at most two taken branches before its stores
-; (three above 256).
+; 17; each size class costs at most two taken branches before its stores,
+; three for the copies' 33..64 and above 256.
 ; Medians of paired ratios against glibc 2.36 (its __mem*_avx512_unaligned_erms) on Zen 5:
 ; 65..256 with the byte checked first and zmm stores 1.0-1.2 where checking
 ; the size first was 0.71-1.0.  A vzeroupper before ret measured no slower
