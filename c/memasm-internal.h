@@ -24,7 +24,8 @@
 #define MEMASM_THR_MEMSET_ZVA_MIN 6 /* aarch64: dc zva from here        */
 #define MEMASM_THR_MEMCPY_RVV_MIN 7 /* riscv64: vector copy from here   */
 #define MEMASM_THR_MEMSET_RVV_MIN 8 /* riscv64: vector fill from here   */
-#define MEMASM_THR_COUNT 9
+#define MEMASM_THR_MEMCPY_BWD_PREFETCH_MAX 9 /* x86_64: prefetch below */
+#define MEMASM_THR_COUNT 10
 
 #ifndef __ASSEMBLER__
 

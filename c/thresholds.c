@@ -30,7 +30,7 @@ static const uint64_t thr_static[MEMASM_THR_COUNT] = {
     [MEMASM_THR_MEMCPY_NT_MIN] = NEVER,   [MEMASM_THR_MEMSET_ERMS_MIN] = NEVER,
     [MEMASM_THR_MEMSET_ERMS_MAX] = NEVER, [MEMASM_THR_MEMSET_NT_MIN] = NEVER,
     [MEMASM_THR_MEMSET_ZVA_MIN] = NEVER,  [MEMASM_THR_MEMCPY_RVV_MIN] = 64,
-    [MEMASM_THR_MEMSET_RVV_MIN] = 64,
+    [MEMASM_THR_MEMSET_RVV_MIN] = 64,     [MEMASM_THR_MEMCPY_BWD_PREFETCH_MAX] = 0,
 };
 
 const uint64_t *volatile memasm_thr = thr_static;
@@ -66,6 +66,8 @@ const struct memasm_threshold_def memasm_threshold_defs[] = {
      "memset: rep stosb below this size (window end)"},
     {"memset.nt_min", MEMASM_THR_MEMSET_NT_MIN, 512, NEVER,
      "memset: non-temporal stores from this size"},
+    {"memcpy.bwd_prefetch_max", MEMASM_THR_MEMCPY_BWD_PREFETCH_MAX, 0, NEVER,
+     "memcpy/memmove: the backward loop prefetches the source below this size"},
 };
 #elif defined(__aarch64__)
 /*
@@ -155,6 +157,17 @@ void memasm_threshold_defaults(uint64_t out[MEMASM_THR_COUNT])
         uint64_t cpy_nt = l3 / 8 > 16 * l2 ? l3 / 8 : 16 * l2;
         out[MEMASM_THR_MEMCPY_NT_MIN] = cpy_nt;
         out[MEMASM_THR_MEMSET_NT_MIN] = 64 * l2;
+        /*
+         * The backward loop (memmove onto a higher, overlapping dst, and
+         * the 4K-aliasing case) gets no help from the hardware prefetchers
+         * here: from 64 to 384 KiB, in L2, it ran at glibc's speed (whose
+         * loop is the same, 0.99-1.03x) until it prefetched the source
+         * 1 KiB below its loads, then 1.09-1.23x (memasm-bench, medians of
+         * 5 runs).  From 640 KiB (source and destination together past L2)
+         * the same prefetches cost 5-20 % up to 16 MiB in a harness, and
+         * the bench saw no gain at 512 KiB.  So below half of L2.
+         */
+        out[MEMASM_THR_MEMCPY_BWD_PREFETCH_MAX] = l2 / 2;
         if (c->features & MEMASM_F_X86_ERMS) {
             out[MEMASM_THR_MEMCPY_ERMS_MIN] = l1 / 16 * 9;
             out[MEMASM_THR_MEMCPY_ERMS_MAX] = cpy_nt;

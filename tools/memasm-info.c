@@ -130,7 +130,7 @@ static void text_report(void)
     for (size_t i = 0; i < memasm_threshold_defs_count; i++) {
         const struct memasm_threshold_def *t = &memasm_threshold_defs[i];
         human(a, sizeof a, memasm_thr[t->index]);
-        printf("  %-16s = %-8s (%s)  %s\n", t->key, a, source_name(memasm_config_source(t->index)),
+        printf("  %-23s = %-8s (%s)  %s\n", t->key, a, source_name(memasm_config_source(t->index)),
                t->doc);
     }
     printf("configuration:\n");
