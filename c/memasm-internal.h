@@ -25,7 +25,8 @@
 #define MEMASM_THR_MEMCPY_RVV_MIN 7 /* riscv64: vector copy from here   */
 #define MEMASM_THR_MEMSET_RVV_MIN 8 /* riscv64: vector fill from here   */
 #define MEMASM_THR_MEMCPY_BWD_PREFETCH_MAX 9 /* x86_64: prefetch below */
-#define MEMASM_THR_COUNT 10
+#define MEMASM_THR_MEMCPY_BWD_NT_MIN 10 /* x86_64: non-temporal backward */
+#define MEMASM_THR_COUNT 11
 
 #ifndef __ASSEMBLER__
 

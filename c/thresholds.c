@@ -31,6 +31,7 @@ static const uint64_t thr_static[MEMASM_THR_COUNT] = {
     [MEMASM_THR_MEMSET_ERMS_MAX] = NEVER, [MEMASM_THR_MEMSET_NT_MIN] = NEVER,
     [MEMASM_THR_MEMSET_ZVA_MIN] = NEVER,  [MEMASM_THR_MEMCPY_RVV_MIN] = 64,
     [MEMASM_THR_MEMSET_RVV_MIN] = 64,     [MEMASM_THR_MEMCPY_BWD_PREFETCH_MAX] = 0,
+    [MEMASM_THR_MEMCPY_BWD_NT_MIN] = NEVER,
 };
 
 const uint64_t *volatile memasm_thr = thr_static;
@@ -68,6 +69,8 @@ const struct memasm_threshold_def memasm_threshold_defs[] = {
      "memset: non-temporal stores from this size"},
     {"memcpy.bwd_prefetch_max", MEMASM_THR_MEMCPY_BWD_PREFETCH_MAX, 0, NEVER,
      "memcpy/memmove: the backward loop prefetches the source below this size"},
+    {"memcpy.bwd_nt_min", MEMASM_THR_MEMCPY_BWD_NT_MIN, 0, NEVER,
+     "memcpy/memmove: the backward loop stores non-temporally when size and dst - src are both this or more"},
 };
 #elif defined(__aarch64__)
 /*
@@ -168,6 +171,18 @@ void memasm_threshold_defaults(uint64_t out[MEMASM_THR_COUNT])
          * the bench saw no gain at 512 KiB.  So below half of L2.
          */
         out[MEMASM_THR_MEMCPY_BWD_PREFETCH_MAX] = l2 / 2;
+        /*
+         * Non-temporal stores in the backward loop pay when the lines it
+         * stores were read (as source, dst - src bytes earlier) long enough
+         * ago to have left the caches, and the move is too big to stay in
+         * L3: at 64 MiB, 1.35-1.40x glibc with dst - src from 1 to 8 MiB,
+         * parity at 512 KiB, 0.63-0.87x below; at 16 MiB only from 8 MiB
+         * apart (1.09x, 0.86-0.90x at 2-4 MiB); with the two 64 bytes or
+         * 4 KiB apart 0.38-0.82x at any size.  So both the size and the
+         * distance from 8 x L2.  (rep movsb, the forward copy's strategy
+         * there, cannot run backward at speed.)
+         */
+        out[MEMASM_THR_MEMCPY_BWD_NT_MIN] = 8 * l2;
         if (c->features & MEMASM_F_X86_ERMS) {
             out[MEMASM_THR_MEMCPY_ERMS_MIN] = l1 / 16 * 9;
             out[MEMASM_THR_MEMCPY_ERMS_MAX] = cpy_nt;
