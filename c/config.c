@@ -49,7 +49,7 @@
 const char *const memasm_config_all_keys[] = {
     "memcpy.erms_min", "memcpy.erms_max", "memcpy.nt_min",  "memset.erms_min", "memset.erms_max",
     "memset.nt_min",   "memset.zva_min",  "memcpy.rvv_min", "memset.rvv_min",
-    "memcpy.bwd_prefetch_max", "memcpy.bwd_nt_min",
+    "memcpy.bwd_prefetch_min", "memcpy.bwd_prefetch_max", "memcpy.bwd_nt_min",
 };
 const size_t memasm_config_all_keys_count =
     sizeof memasm_config_all_keys / sizeof memasm_config_all_keys[0];
@@ -516,12 +516,8 @@ static int merge(struct cfg *c, uint64_t v[MEMASM_THR_COUNT])
     /* A window bound the configuration does not name follows the one it
      * does (memasm_threshold_set does the same): a window end below the
      * default start empties the window rather than being refused. */
-    static const int windows[][2] = {
-        {MEMASM_THR_MEMCPY_ERMS_MIN, MEMASM_THR_MEMCPY_ERMS_MAX},
-        {MEMASM_THR_MEMSET_ERMS_MIN, MEMASM_THR_MEMSET_ERMS_MAX},
-    };
-    for (size_t w = 0; w < sizeof windows / sizeof windows[0]; w++) {
-        int lo = windows[w][0], hi = windows[w][1];
+    for (size_t w = 0; w < memasm_threshold_windows_count; w++) {
+        int lo = memasm_threshold_windows[w][0], hi = memasm_threshold_windows[w][1];
         if (c->thr_src[hi] && !c->thr_src[lo] && v[lo] > v[hi])
             v[lo] = v[hi];
     }

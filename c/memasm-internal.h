@@ -26,7 +26,10 @@
 #define MEMASM_THR_MEMSET_RVV_MIN 8 /* riscv64: vector fill from here   */
 #define MEMASM_THR_MEMCPY_BWD_PREFETCH_MAX 9 /* x86_64: prefetch below */
 #define MEMASM_THR_MEMCPY_BWD_NT_MIN 10 /* x86_64: non-temporal backward */
-#define MEMASM_THR_COUNT 11
+#define MEMASM_THR_MEMCPY_BWD_PREFETCH_MIN 11 /* x86_64: prefetch from  */
+/* Derived, not a key: min(BWD_NT_MIN, BWD_PREFETCH_MIN), set by sanitize. */
+#define MEMASM_THR_MEMCPY_BWD_GATE 12
+#define MEMASM_THR_COUNT 13
 
 #ifndef __ASSEMBLER__
 
@@ -107,6 +110,11 @@ struct memasm_threshold_def {
 /* Keys of this architecture. */
 extern const struct memasm_threshold_def memasm_threshold_defs[] MEMASM_HIDDEN;
 extern const size_t memasm_threshold_defs_count MEMASM_HIDDEN;
+
+/* Windows [start, end) of sizes: {start index, end index}.  Sanitizing
+ * keeps each end at or above its start. */
+extern const int memasm_threshold_windows[][2] MEMASM_HIDDEN;
+extern const size_t memasm_threshold_windows_count MEMASM_HIDDEN;
 
 /* Defaults computed from the CPU (cache sizes, features). */
 void memasm_threshold_defaults(uint64_t out[MEMASM_THR_COUNT]) MEMASM_HIDDEN;

@@ -30,8 +30,9 @@ static const uint64_t thr_static[MEMASM_THR_COUNT] = {
     [MEMASM_THR_MEMCPY_NT_MIN] = NEVER,   [MEMASM_THR_MEMSET_ERMS_MIN] = NEVER,
     [MEMASM_THR_MEMSET_ERMS_MAX] = NEVER, [MEMASM_THR_MEMSET_NT_MIN] = NEVER,
     [MEMASM_THR_MEMSET_ZVA_MIN] = NEVER,  [MEMASM_THR_MEMCPY_RVV_MIN] = 64,
-    [MEMASM_THR_MEMSET_RVV_MIN] = 64,     [MEMASM_THR_MEMCPY_BWD_PREFETCH_MAX] = 0,
-    [MEMASM_THR_MEMCPY_BWD_NT_MIN] = NEVER,
+    [MEMASM_THR_MEMSET_RVV_MIN] = 64,     [MEMASM_THR_MEMCPY_BWD_PREFETCH_MAX] = NEVER,
+    [MEMASM_THR_MEMCPY_BWD_NT_MIN] = NEVER, [MEMASM_THR_MEMCPY_BWD_PREFETCH_MIN] = NEVER,
+    [MEMASM_THR_MEMCPY_BWD_GATE] = NEVER,
 };
 
 const uint64_t *volatile memasm_thr = thr_static;
@@ -67,8 +68,10 @@ const struct memasm_threshold_def memasm_threshold_defs[] = {
      "memset: rep stosb below this size (window end)"},
     {"memset.nt_min", MEMASM_THR_MEMSET_NT_MIN, 512, NEVER,
      "memset: non-temporal stores from this size"},
+    {"memcpy.bwd_prefetch_min", MEMASM_THR_MEMCPY_BWD_PREFETCH_MIN, 0, NEVER,
+     "memcpy/memmove: the backward loop prefetches the source from this size (window start)"},
     {"memcpy.bwd_prefetch_max", MEMASM_THR_MEMCPY_BWD_PREFETCH_MAX, 0, NEVER,
-     "memcpy/memmove: the backward loop prefetches the source below this size"},
+     "memcpy/memmove: the backward loop prefetches the source below this size (window end)"},
     {"memcpy.bwd_nt_min", MEMASM_THR_MEMCPY_BWD_NT_MIN, 0, NEVER,
      "memcpy/memmove: the backward loop stores non-temporally when size and dst - src are both this or more"},
 };
@@ -108,6 +111,16 @@ const struct memasm_threshold_def memasm_threshold_defs[] = {
 
 const size_t memasm_threshold_defs_count =
     sizeof memasm_threshold_defs / sizeof memasm_threshold_defs[0];
+
+/* Every architecture keeps these ordered (a window whose keys it does not
+ * list stays at its static, empty default). */
+const int memasm_threshold_windows[][2] = {
+    {MEMASM_THR_MEMCPY_ERMS_MIN, MEMASM_THR_MEMCPY_ERMS_MAX},
+    {MEMASM_THR_MEMSET_ERMS_MIN, MEMASM_THR_MEMSET_ERMS_MAX},
+    {MEMASM_THR_MEMCPY_BWD_PREFETCH_MIN, MEMASM_THR_MEMCPY_BWD_PREFETCH_MAX},
+};
+const size_t memasm_threshold_windows_count =
+    sizeof memasm_threshold_windows / sizeof memasm_threshold_windows[0];
 
 void memasm_threshold_defaults(uint64_t out[MEMASM_THR_COUNT])
 {
@@ -168,8 +181,12 @@ void memasm_threshold_defaults(uint64_t out[MEMASM_THR_COUNT])
          * 1 KiB below its loads, then 1.09-1.23x (memasm-bench, medians of
          * 5 runs).  From 640 KiB (source and destination together past L2)
          * the same prefetches cost 5-20 % up to 16 MiB in a harness, and
-         * the bench saw no gain at 512 KiB.  So below half of L2.
+         * the bench saw no gain at 512 KiB; below 64 KiB it lost (48 KiB
+         * 0.84-0.99x of the plain loop, and 5 % for the copies of 6-16 KiB
+         * in L1d that the 4K-aliasing case sends backward).  So from 4/3 of
+         * L1d to half of L2.
          */
+        out[MEMASM_THR_MEMCPY_BWD_PREFETCH_MIN] = l1 / 3 * 4;
         out[MEMASM_THR_MEMCPY_BWD_PREFETCH_MAX] = l2 / 2;
         /*
          * Non-temporal stores in the backward loop pay when the lines it
@@ -227,10 +244,17 @@ void memasm_threshold_sanitize(uint64_t v[MEMASM_THR_COUNT])
         if (v[d->index] > d->max)
             v[d->index] = d->max;
     }
-    if (v[MEMASM_THR_MEMCPY_ERMS_MAX] < v[MEMASM_THR_MEMCPY_ERMS_MIN])
-        v[MEMASM_THR_MEMCPY_ERMS_MAX] = v[MEMASM_THR_MEMCPY_ERMS_MIN];
-    if (v[MEMASM_THR_MEMSET_ERMS_MAX] < v[MEMASM_THR_MEMSET_ERMS_MIN])
-        v[MEMASM_THR_MEMSET_ERMS_MAX] = v[MEMASM_THR_MEMSET_ERMS_MIN];
+    for (size_t w = 0; w < memasm_threshold_windows_count; w++) {
+        int lo = memasm_threshold_windows[w][0], hi = memasm_threshold_windows[w][1];
+        if (v[hi] < v[lo])
+            v[hi] = v[lo];
+    }
+    /* The backward loop's one test for "any strategy besides the plain
+     * loop": with the two starts tested one after the other, 2-3 KiB and
+     * 24-32 KiB moves ran 4-5 % slower (memasm-bench, medians of 5). */
+    v[MEMASM_THR_MEMCPY_BWD_GATE] = v[MEMASM_THR_MEMCPY_BWD_NT_MIN] < v[MEMASM_THR_MEMCPY_BWD_PREFETCH_MIN]
+                                         ? v[MEMASM_THR_MEMCPY_BWD_NT_MIN]
+                                         : v[MEMASM_THR_MEMCPY_BWD_PREFETCH_MIN];
 }
 
 void memasm_threshold_publish(const uint64_t v[MEMASM_THR_COUNT])
@@ -280,15 +304,12 @@ int memasm_threshold_set(const char *key, size_t value, size_t *applied)
     memasm_threshold_sanitize(v);
     /* Keep the value just set: if ordering forced a change, move the other
      * bound of the window instead. */
-    if (d->index == MEMASM_THR_MEMCPY_ERMS_MAX && v[d->index] != value &&
-        value >= d->min && value <= d->max) {
-        v[MEMASM_THR_MEMCPY_ERMS_MIN] = value;
-        v[MEMASM_THR_MEMCPY_ERMS_MAX] = value;
-    }
-    if (d->index == MEMASM_THR_MEMSET_ERMS_MAX && v[d->index] != value &&
-        value >= d->min && value <= d->max) {
-        v[MEMASM_THR_MEMSET_ERMS_MIN] = value;
-        v[MEMASM_THR_MEMSET_ERMS_MAX] = value;
+    for (size_t w = 0; w < memasm_threshold_windows_count; w++) {
+        int lo = memasm_threshold_windows[w][0], hi = memasm_threshold_windows[w][1];
+        if (d->index == hi && v[hi] != value && value >= d->min && value <= d->max) {
+            v[lo] = value;
+            v[hi] = value;
+        }
     }
     memasm_threshold_publish(v);
     if (applied)

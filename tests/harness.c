@@ -352,19 +352,6 @@ static void all_off(t_profile *p)
     }
 }
 
-/* 1 if key is a *_max key with no *_min key of the same name (not the end
- * of a window). */
-static int lone_max(const char *key)
-{
-    char start[64];
-    size_t len = strlen(key), v;
-    if (!ends_with(key, "_max") || len >= sizeof start)
-        return 0;
-    memcpy(start, key, len - 4);
-    memcpy(start + len - 4, "_min", 5);
-    return memasm_threshold_get(start, &v) != 0;
-}
-
 int t_profiles(t_profile *out, int max)
 {
     int n = 0;
@@ -384,12 +371,9 @@ int t_profiles(t_profile *out, int max)
         for (int op = 0; op < MEMASM_OP_COUNT; op++)
             p->ops[op] = 1;
     }
-    /* Each *_min key alone at its legal minimum.  So is a *_max key that
-     * ends no *_min key's window (memcpy.bwd_prefetch_max): all-off puts it
-     * at its maximum, which turns its strategy on for every size. */
     for (size_t i = 0; i < memasm_threshold_count() && n < max; i++) {
         const char *k = memasm_threshold_key(i);
-        if (!ends_with(k, "_min") && !lone_max(k))
+        if (!ends_with(k, "_min"))
             continue;
         size_t lo, hi;
         key_range(k, &lo, &hi);

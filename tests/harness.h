@@ -148,9 +148,7 @@ typedef struct t_profile {
 /*
  * Build the profiles: "defaults"; "all-off" (every *_min key at its legal
  * maximum, *_max keys at their maximum); then, for each *_min key alone, that
- * key at its legal minimum with the rest off; then the same for each *_max
- * key that has no *_min key (no window: at its maximum in all-off it turns
- * its strategy on).  Returns the number built.
+ * key at its legal minimum with the rest off.  Returns the number built.
  */
 int t_profiles(t_profile *out, int max);
 /* Apply a profile (defaults first, then its keys). */

@@ -422,13 +422,18 @@ START_TEST(out_of_range_and_order)
             REFUSED(NULL, s, "out of range");
         }
     }
-    /* erms_min above erms_max, both given: refused, not silently fixed. */
-    const char *pairs[][2] = {{"memcpy.erms_min", "memcpy.erms_max"},
-                              {"memset.erms_min", "memset.erms_max"}};
-    for (size_t i = 0; i < 2; i++) {
-        const struct memasm_threshold_def *lo = memasm_threshold_lookup(pairs[i][0], strlen(pairs[i][0]));
-        const struct memasm_threshold_def *hi = memasm_threshold_lookup(pairs[i][1], strlen(pairs[i][1]));
-        if (!lo || !hi)
+    /* A window's start above its end (erms_min > erms_max), both given:
+     * refused, not silently fixed.  Every x_min key with an x_max key. */
+    for (size_t i = 0; i < memasm_threshold_defs_count; i++) {
+        const struct memasm_threshold_def *lo = &memasm_threshold_defs[i];
+        char end[64];
+        size_t len = strlen(lo->key);
+        if (len < 4 || len >= sizeof end || strcmp(lo->key + len - 4, "_min") != 0)
+            continue;
+        memcpy(end, lo->key, len + 1);
+        memcpy(end + len - 4, "_max", 4);
+        const struct memasm_threshold_def *hi = memasm_threshold_lookup(end, len);
+        if (!hi)
             continue;
         uint64_t a = legal(lo, 8 << 20), b = legal(hi, 1 << 20);
         if (a <= b)
