@@ -29,7 +29,8 @@
 #define MEMASM_THR_MEMCPY_BWD_PREFETCH_MIN 11 /* x86_64: prefetch from  */
 /* Derived, not a key: min(BWD_NT_MIN, BWD_PREFETCH_MIN), set by sanitize. */
 #define MEMASM_THR_MEMCPY_BWD_GATE 12
-#define MEMASM_THR_COUNT 13
+#define MEMASM_THR_MEMCPY_ERMS_MIN_DIST 13 /* x86_64: rep movsb distance */
+#define MEMASM_THR_COUNT 14
 
 #ifndef __ASSEMBLER__
 

@@ -32,7 +32,7 @@ static const uint64_t thr_static[MEMASM_THR_COUNT] = {
     [MEMASM_THR_MEMSET_ZVA_MIN] = NEVER,  [MEMASM_THR_MEMCPY_RVV_MIN] = 64,
     [MEMASM_THR_MEMSET_RVV_MIN] = 64,     [MEMASM_THR_MEMCPY_BWD_PREFETCH_MAX] = NEVER,
     [MEMASM_THR_MEMCPY_BWD_NT_MIN] = NEVER, [MEMASM_THR_MEMCPY_BWD_PREFETCH_MIN] = NEVER,
-    [MEMASM_THR_MEMCPY_BWD_GATE] = NEVER,
+    [MEMASM_THR_MEMCPY_BWD_GATE] = NEVER, [MEMASM_THR_MEMCPY_ERMS_MIN_DIST] = 64,
 };
 
 const uint64_t *volatile memasm_thr = thr_static;
@@ -72,6 +72,8 @@ const struct memasm_threshold_def memasm_threshold_defs[] = {
      "memcpy/memmove: the backward loop prefetches the source from this size (window start)"},
     {"memcpy.bwd_prefetch_max", MEMASM_THR_MEMCPY_BWD_PREFETCH_MAX, 0, NEVER,
      "memcpy/memmove: the backward loop prefetches the source below this size (window end)"},
+    {"memcpy.erms_min_dist", MEMASM_THR_MEMCPY_ERMS_MIN_DIST, 0, NEVER,
+     "memcpy/memmove: rep movsb only with the destination at least this far below the source (or above it)"},
     {"memcpy.bwd_nt_min", MEMASM_THR_MEMCPY_BWD_NT_MIN, 0, NEVER,
      "memcpy/memmove: the backward loop stores non-temporally when size and dst - src are both this or more"},
 };
@@ -173,6 +175,19 @@ void memasm_threshold_defaults(uint64_t out[MEMASM_THR_COUNT])
         uint64_t cpy_nt = l3 / 8 > 16 * l2 ? l3 / 8 : 16 * l2;
         out[MEMASM_THR_MEMCPY_NT_MIN] = cpy_nt;
         out[MEMASM_THR_MEMSET_NT_MIN] = 64 * l2;
+        /*
+         * A forward rep movsb onto a lower, overlapping dst runs at half
+         * speed or worse when dst is close below src: with src - dst from
+         * 64 bytes to 20 KiB, a move of 1-16 MiB ran 0.31-0.95x glibc
+         * (whose rep movsb stops at L2 on AMD) where the 4xVEC loop ran
+         * 0.93-1.09x, and below 1 MiB the loop ran 1.0-1.85x against
+         * rep movsb's 0.94-1.05x; from 28 KiB apart rep movsb was ahead
+         * (1.0-1.39x), at 24 KiB the two were level.  (Throwaway harness,
+         * medians of 7.)  So rep movsb needs src - dst >= L1d / 2, on top
+         * of the [0, 64) modulo 4 GiB case of glibc bug 30994, which the
+         * kernel always avoids.
+         */
+        out[MEMASM_THR_MEMCPY_ERMS_MIN_DIST] = l1 / 2;
         /*
          * The backward loop (memmove onto a higher, overlapping dst, and
          * the 4K-aliasing case) gets no help from the hardware prefetchers
