@@ -266,8 +266,8 @@ static int cand_add_kernel(const char *name)
 enum op_kind { OP_MEMCPY, OP_MOVE_FWD, OP_MOVE_BWD, OP_MEMSET, OP_KINDS };
 static const char *const op_names[OP_KINDS] = {"memcpy", "memmove-fwd", "memmove-bwd", "memset"};
 
-enum align_kind { AL_ALIGNED, AL_RANDOM, AL_ALIAS4K, AL_TABLE, AL_KINDS };
-static const char *const align_names[AL_KINDS] = {"aligned", "random", "alias4k", "table"};
+enum align_kind { AL_ALIGNED, AL_RANDOM, AL_ALIAS4K, AL_NEAR, AL_TABLE, AL_KINDS };
+static const char *const align_names[AL_KINDS] = {"aligned", "random", "alias4k", "near", "table"};
 
 /* dst - src for the 4K-aliasing case: a multiple of 4096 plus this. */
 #define ALIAS_DELTA 16
@@ -813,10 +813,15 @@ static size_t edge_stride(size_t n)
 
 /* Distance between source and destination for a memmove of n bytes: half
  * the size, so the regions overlap by half; a multiple of 64 when the
- * workload is aligned and that still overlaps. */
+ * workload is aligned and that still overlaps.  "near": NEAR_DELTA bytes
+ * (half the size below 2 * NEAR_DELTA), the short shift of an element
+ * inserted into or deleted from an array, both pointers 64-byte aligned. */
+#define NEAR_DELTA ((size_t)64)
 static size_t move_delta(size_t n, enum align_kind al)
 {
     size_t d = n / 2 ? n / 2 : 1;
+    if (al == AL_NEAR && d > NEAR_DELTA)
+        return NEAR_DELTA;
     if (al == AL_ALIGNED && n > 64)
         d = round_up(d, 64);
     return d;
@@ -1524,7 +1529,8 @@ static void usage(FILE *f)
 "  --full               the long run: every op x alignment x hot/cold, x1.5 size\n"
 "                       steps, more rounds\n"
 "  --op LIST            memcpy,memmove-fwd,memmove-bwd,memset (or memmove = both)\n"
-"  --align LIST         aligned,random,alias4k (size sweeps)\n"
+"  --align LIST         aligned,random,alias4k,near (size sweeps; near:\n"
+"                       memmove 64 bytes apart)\n"
 "  --temp LIST          hot,cold,edge (edge: hot, and the cache line just past\n"
 "                       each buffer flushed before every call; memcpy and\n"
 "                       memset up to 1 KiB, x86_64 and aarch64)\n"
@@ -1644,6 +1650,8 @@ static void plan_workloads(void)
         for (int al = 0; al < AL_TABLE; al++) {
             if (al == AL_ALIAS4K && (op == OP_MEMSET || op == OP_MOVE_FWD || op == OP_MOVE_BWD))
                 continue; /* aliasing is about a source and a separate destination */
+            if (al == AL_NEAR && (op == OP_MEMSET || op == OP_MEMCPY))
+                continue; /* the distance of an overlapping move */
             for (int cold = 0; cold < 2; cold++) {
                 int chosen;
                 if (opt.aligns || opt.temps)
@@ -1652,7 +1660,7 @@ static void plan_workloads(void)
                     chosen = 1;
                 else /* quick: aligned hot for all, plus the cases that tell most */
                     chosen = (al == AL_ALIGNED && !cold) || (op == OP_MEMCPY && al == AL_RANDOM && !cold) ||
-                             (op == OP_MEMCPY && al == AL_ALIAS4K && !cold) ||
+                             (op == OP_MEMCPY && al == AL_ALIAS4K && !cold) || (al == AL_NEAR && !cold) ||
                              (al == AL_ALIGNED && cold && (op == OP_MEMCPY || op == OP_MEMSET));
                 if (chosen)
                     add_workload((enum op_kind)op, (enum align_kind)al, cold, 0, 0);
