@@ -324,6 +324,7 @@ int memasm_threshold_set(const char *key, size_t value, size_t *applied)
         if (d->index == hi && v[hi] != value && value >= d->min && value <= d->max) {
             v[lo] = value;
             v[hi] = value;
+            memasm_threshold_sanitize(v); /* the derived values follow */
         }
     }
     memasm_threshold_publish(v);

@@ -490,6 +490,36 @@ START_TEST(every_key_applied)
 }
 END_TEST
 
+/* The backward loop's gate (a derived slot, no key) is the smaller of the
+ * two strategies' starts after every way of setting them: the API, a
+ * window end that drags its start down, a configuration, a reset. */
+START_TEST(bwd_gate_follows)
+{
+#if defined(__x86_64__)
+    const int g = MEMASM_THR_MEMCPY_BWD_GATE, nt = MEMASM_THR_MEMCPY_BWD_NT_MIN,
+              pf = MEMASM_THR_MEMCPY_BWD_PREFETCH_MIN;
+#define GATE_OK()                                                                              \
+    ck_assert_uint_eq(memasm_thr[g], memasm_thr[nt] < memasm_thr[pf] ? memasm_thr[nt] : memasm_thr[pf])
+    memasm_threshold_reset();
+    GATE_OK();
+    ck_assert_int_eq(memasm_threshold_set("memcpy.bwd_prefetch_min", 100 << 10, NULL), 0);
+    ck_assert_int_eq(memasm_threshold_set("memcpy.bwd_nt_min", 50 << 10, NULL), 0);
+    ck_assert_uint_eq(memasm_thr[g], 50 << 10);
+    ck_assert_int_eq(memasm_threshold_set("memcpy.bwd_nt_min", 1 << 20, NULL), 0);
+    ck_assert_uint_eq(memasm_thr[g], 100 << 10);
+    /* An end below the start moves the start down to it. */
+    ck_assert_int_eq(memasm_threshold_set("memcpy.bwd_prefetch_max", 10 << 10, NULL), 0);
+    ck_assert_uint_eq(memasm_thr[pf], 10 << 10);
+    ck_assert_uint_eq(memasm_thr[g], 10 << 10);
+    ACCEPTED(NULL, "memcpy.bwd_nt_min=3K:memcpy.bwd_prefetch_min=7K");
+    ck_assert_uint_eq(memasm_thr[g], 3 << 10);
+    memasm_threshold_reset();
+    GATE_OK();
+#undef GATE_OK
+#endif
+}
+END_TEST
+
 START_TEST(inline_overrides_file_and_repeats_overwrite)
 {
     const struct memasm_threshold_def *d = def0();
@@ -914,6 +944,7 @@ static Suite *suite(void)
     tcase_add_test(t, out_of_range_and_order);
     tcase_add_test(t, every_key_applied);
     tcase_add_test(t, inline_overrides_file_and_repeats_overwrite);
+    tcase_add_test(t, bwd_gate_follows);
     tcase_add_test(t, numbers);
     tcase_add_test(t, isa_only_narrows);
     tcase_add_test(t, round_trip);
