@@ -189,9 +189,10 @@ void memasm_threshold_defaults(uint64_t out[MEMASM_THR_COUNT])
          */
         out[MEMASM_THR_MEMCPY_ERMS_MIN_DIST] = l1 / 2;
         /*
-         * The backward loop (memmove onto a higher, overlapping dst, and
-         * the 4K-aliasing case) gets no help from the hardware prefetchers
-         * here: from 64 to 384 KiB, in L2, it ran at glibc's speed (whose
+         * The AVX-512 kernel's backward loop (memmove onto a higher,
+         * overlapping dst, and the 4K-aliasing case; the AVX2 and SSE2
+         * loops do without, asm/x86_64/memmove.inc) gets no help from the
+         * hardware prefetchers here: from 64 to 384 KiB, in L2, it ran at glibc's speed (whose
          * loop is the same, 0.99-1.03x) until it prefetched the source
          * 1 KiB below its loads, then 1.09-1.23x (memasm-bench, medians of
          * 5 runs).  From 640 KiB (source and destination together past L2)
