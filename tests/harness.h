@@ -148,7 +148,9 @@ typedef struct t_profile {
 /*
  * Build the profiles: "defaults"; "all-off" (every *_min key at its legal
  * maximum, *_max keys at their maximum); then, for each *_min key alone, that
- * key at its legal minimum with the rest off.  Returns the number built.
+ * key at its legal minimum with the rest off; then the listed pairs of keys
+ * that open a path only together (each key at its minimum, rest off), where
+ * this architecture has both.  Returns the number built.
  */
 int t_profiles(t_profile *out, int max);
 /* Apply a profile (defaults first, then its keys). */
