@@ -30,7 +30,8 @@
 /* Derived, not a key: min(BWD_NT_MIN, BWD_PREFETCH_MIN), set by sanitize. */
 #define MEMASM_THR_MEMCPY_BWD_GATE 12
 #define MEMASM_THR_MEMCPY_ERMS_MIN_DIST 13 /* x86_64: rep movsb distance */
-#define MEMASM_THR_COUNT 14
+#define MEMASM_THR_MEMCPY_ALIAS_NT_MIN 14 /* x86_64: 4K-aliasing copies  */
+#define MEMASM_THR_COUNT 15
 
 #ifndef __ASSEMBLER__
 

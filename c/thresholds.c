@@ -33,6 +33,7 @@ static const uint64_t thr_static[MEMASM_THR_COUNT] = {
     [MEMASM_THR_MEMSET_RVV_MIN] = 64,     [MEMASM_THR_MEMCPY_BWD_PREFETCH_MAX] = NEVER,
     [MEMASM_THR_MEMCPY_BWD_NT_MIN] = NEVER, [MEMASM_THR_MEMCPY_BWD_PREFETCH_MIN] = NEVER,
     [MEMASM_THR_MEMCPY_BWD_GATE] = NEVER, [MEMASM_THR_MEMCPY_ERMS_MIN_DIST] = 64,
+    [MEMASM_THR_MEMCPY_ALIAS_NT_MIN] = NEVER,
 };
 
 const uint64_t *volatile memasm_thr = thr_static;
@@ -75,8 +76,10 @@ const struct memasm_threshold_def memasm_threshold_defs[] = {
     {"memcpy.erms_min_dist", MEMASM_THR_MEMCPY_ERMS_MIN_DIST, 0, NEVER,
      "memcpy/memmove: rep movsb only with the destination at least this far below the source (or above it)"},
     {"memcpy.bwd_nt_min", MEMASM_THR_MEMCPY_BWD_NT_MIN, 0, NEVER,
-     "memcpy/memmove: the backward loop stores non-temporally when size and dst - src are both this or more "
-     "(and takes 4K-aliasing misaligned copies from rep movsb)"},
+     "memcpy/memmove: the backward loop stores non-temporally when size and dst - src are both this or more"},
+    {"memcpy.alias_nt_min", MEMASM_THR_MEMCPY_ALIAS_NT_MIN, 512, NEVER,
+     "memcpy/memmove: non-temporal stores from this size instead of rep movsb when dst - src is 1-255 bytes above "
+     "a multiple of 4 KiB and not a multiple of 64 (no overlap)"},
 };
 #elif defined(__aarch64__)
 /*
@@ -214,15 +217,25 @@ void memasm_threshold_defaults(uint64_t out[MEMASM_THR_COUNT])
          * apart (1.09x, 0.86-0.90x at 2-4 MiB); with the two 64 bytes or
          * 4 KiB apart 0.38-0.82x at any size.  So both the size and the
          * distance from 8 x L2.  (rep movsb, the forward copy's strategy
-         * there, cannot run backward at speed.)  From the same size the
-         * loop also takes disjoint copies whose pointers alias modulo 4 KiB
-         * while mutually misaligned (dst - src in [1, 256) mod 4096, not a
-         * multiple of 64): rep movsb ran them at 0.94-0.98x glibc at
-         * 128-256 MiB, the backward loop 1.06-1.46x at 16-256 MiB against
-         * 1.08-1.16x at 8-64 MiB (memasm-bench --align alias4k, medians of
-         * 3); at 8 MiB the two are level.
+         * there, cannot run backward at speed.)
          */
         out[MEMASM_THR_MEMCPY_BWD_NT_MIN] = 8 * l2;
+        /*
+         * Disjoint copies whose pointers alias modulo 4 KiB while mutually
+         * misaligned (dst - src in [1, 256) mod 4096, not a multiple of
+         * 64): any cached copy, rep movsb or the vector loop, ran them at
+         * 22 GB/s where mutually aligned pointers reach 33, and below glibc
+         * from 128 MiB (0.84-0.98x; glibc stores non-temporally there).
+         * The backward loop with non-temporal stores does not mind the
+         * aliasing (memasm-bench --align alias4k, 32-64 MiB: 1.06-1.51x
+         * glibc against 1.02-1.12x), but it leaves the destination out of
+         * the caches: a copy from a cached source followed by one read of
+         * the destination took up to 1.3x as long with it at 12-24 MiB;
+         * from 32 MiB the pair ran 0.96-1.12x as fast as with rep movsb
+         * (throwaway harness, 3 runs).  So from 32 x L2 (which is one
+         * Zen 5 CCD's L3).
+         */
+        out[MEMASM_THR_MEMCPY_ALIAS_NT_MIN] = 32 * l2;
         if (c->features & MEMASM_F_X86_ERMS) {
             out[MEMASM_THR_MEMCPY_ERMS_MIN] = l1 / 16 * 9;
             out[MEMASM_THR_MEMCPY_ERMS_MAX] = cpy_nt;
