@@ -352,6 +352,27 @@ static void all_off(t_profile *p)
     }
 }
 
+/* Profile p: everything off, then each of keys[0..nkeys) at its legal
+ * minimum (applied last: wins over the all-off value), named after them; it
+ * runs the operations any of the keys steers. */
+static void keys_at_minimum(t_profile *p, const char *const *keys, int nkeys)
+{
+    memset(p, 0, sizeof *p);
+    all_off(p);
+    size_t len = 0;
+    for (int i = 0; i < nkeys; i++) {
+        size_t lo, hi;
+        key_range(keys[i], &lo, &hi);
+        add_key(p, keys[i], lo);
+        len += (size_t)snprintf(p->name + len, sizeof p->name - len, "%s=%zu ", keys[i], lo);
+        if (len >= sizeof p->name)
+            len = sizeof p->name - 1;
+        for (int op = 0; op < MEMASM_OP_COUNT; op++)
+            p->ops[op] |= t_key_steers(keys[i], (memasm_op)op);
+    }
+    snprintf(p->name + len, sizeof p->name - len, "(rest off)");
+}
+
 int t_profiles(t_profile *out, int max)
 {
     int n = 0;
@@ -373,36 +394,17 @@ int t_profiles(t_profile *out, int max)
     }
     for (size_t i = 0; i < memasm_threshold_count() && n < max; i++) {
         const char *k = memasm_threshold_key(i);
-        if (!ends_with(k, "_min"))
-            continue;
-        size_t lo, hi;
-        key_range(k, &lo, &hi);
-        t_profile *p = &out[n++];
-        memset(p, 0, sizeof *p);
-        snprintf(p->name, sizeof p->name, "%s=%zu (rest off)", k, lo);
-        all_off(p);
-        add_key(p, k, lo); /* applied last: wins over the all-off value */
-        for (int op = 0; op < MEMASM_OP_COUNT; op++)
-            p->ops[op] = t_key_steers(k, (memasm_op)op);
+        if (ends_with(k, "_min"))
+            keys_at_minimum(&out[n++], &k, 1);
     }
     /* Paths that only two strategies together open, for the keys this
      * architecture has: x86_64's rep movsb window hands a 4K-aliasing copy
-     * of mutually misaligned pointers to the non-temporal loop. */
+     * of mutually misaligned pointers to the backward non-temporal loop. */
     static const char *const pairs[][2] = {{"memcpy.erms_min", "memcpy.alias_nt_min"}};
     for (size_t i = 0; i < sizeof pairs / sizeof pairs[0] && n < max; i++) {
-        size_t v, lo0, hi0, lo1, hi1;
-        if (memasm_threshold_get(pairs[i][0], &v) != 0 || memasm_threshold_get(pairs[i][1], &v) != 0)
-            continue;
-        key_range(pairs[i][0], &lo0, &hi0);
-        key_range(pairs[i][1], &lo1, &hi1);
-        t_profile *p = &out[n++];
-        memset(p, 0, sizeof *p);
-        snprintf(p->name, sizeof p->name, "%s=%zu %s=%zu (rest off)", pairs[i][0], lo0, pairs[i][1], lo1);
-        all_off(p);
-        add_key(p, pairs[i][0], lo0);
-        add_key(p, pairs[i][1], lo1);
-        for (int op = 0; op < MEMASM_OP_COUNT; op++)
-            p->ops[op] = t_key_steers(pairs[i][0], (memasm_op)op) || t_key_steers(pairs[i][1], (memasm_op)op);
+        size_t v;
+        if (memasm_threshold_get(pairs[i][0], &v) == 0 && memasm_threshold_get(pairs[i][1], &v) == 0)
+            keys_at_minimum(&out[n++], pairs[i], 2);
     }
     return n;
 }
