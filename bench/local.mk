@@ -14,6 +14,8 @@ noinst_PROGRAMS += bench/memasm-bench
 bench_memasm_bench_SOURCES = \
 	c/xoshiro.h \
 	bench/memasm-bench.c \
+	bench/engine.c \
+	bench/engine.h \
 	bench/harness.c \
 	bench/harness.h \
 	bench/tables.h
