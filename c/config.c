@@ -1,7 +1,8 @@
 /*
- * config.c -- the configuration: MEMASM_CONFIG (a file, as memasm-tune and
- * `memasm-info --config` write it) and MEMASM_TUNABLES (the same keys
- * inline, "key=value:key=value"), parsed as hostile input.
+ * config.c -- the configuration: a file (the one MEMASM_CONFIG names, or
+ * else the system file, $(sysconfdir)/memasm.conf; memasm-tune and
+ * `memasm-info --config` write the format) and MEMASM_TUNABLES (the same
+ * keys inline, "key=value:key=value"), parsed as hostile input.
  *
  * This code runs in the constructor of every process that links libmemasm,
  * so it is written to be the opposite of glibc's GLIBC_TUNABLES parser
@@ -15,6 +16,11 @@
  *     never opened), opened O_RDONLY|O_CLOEXEC|O_NOCTTY|O_NONBLOCK, checked
  *     again with fstat() to be the file that was stat()ed, and read into one
  *     static buffer; a file whose size changes while it is read is rejected;
+ *   - the system file, which nobody asked for by name, is moreover not
+ *     reached through a symbolic link (lstat(), O_NOFOLLOW) and must be
+ *     owned by root and writable by no one else, checked on the open
+ *     descriptor; its absence is normal, and its problems are printed only
+ *     under MEMASM_DEBUG=1 (memasm-info always shows them);
  *   - no malloc, no stdio, no locale; errno is kept for the caller;
  *   - everything is validated first (syntax, keys, ranges, the CPU
  *     fingerprint, ordering between thresholds), then everything is applied
@@ -81,8 +87,10 @@ struct cfg {
     unsigned fp_line[FP_COUNT];
     uint64_t fp_num[FP_COUNT];
     char fp_name[FP_COUNT][NAME_MAX_LEN + 1]; /* FP_ARCH, FP_VENDOR */
-    const char *path;                         /* MEMASM_CONFIG, for messages */
+    const char *path;                         /* the file, for messages */
     size_t path_len;
+    int system;   /* path is the system file: stricter rules, quiet problems */
+    int fail_src; /* MEMASM_SRC_* of the problem reported */
     char *problem;
     size_t problem_cap;
 };
@@ -165,8 +173,9 @@ static void fail_at(struct cfg *c, struct msg *m, int source, unsigned line)
     m->len = 0;
     if (m->cap)
         m->buf[0] = '\0';
+    c->fail_src = source;
     if (source == MEMASM_SRC_FILE) {
-        m_str(m, "MEMASM_CONFIG ");
+        m_str(m, c->system ? "system file " : "MEMASM_CONFIG ");
         m_untrusted(m, c->path ? c->path : "(text)", c->path ? c->path_len : 6, 160);
         if (line) {
             m_str(m, ":");
@@ -592,13 +601,42 @@ static int same_file(const struct stat *a, const struct stat *b)
     return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
 }
 
+/* The system file's ownership and mode, on the open descriptor's fstat():
+ * root's, and writable by nobody else, so no other user chose its values. */
+static int system_file_trusted(struct cfg *c, const struct stat *st)
+{
+    struct msg m;
+    if (st->st_uid != 0) {
+        fail_at(c, &m, MEMASM_SRC_FILE, 0);
+        m_str(&m, "owned by uid ");
+        m_num(&m, st->st_uid);
+        m_str(&m, "; the system file must be owned by root");
+        return -1;
+    }
+    if (st->st_mode & (S_IWGRP | S_IWOTH))
+        return fail(c, MEMASM_SRC_FILE, 0,
+                    "writable by group or others; the system file must be writable only by root",
+                    NULL, 0, NULL);
+    return 0;
+}
+
 /* Read c->path into file_buf; *len receives its size.  Only a regular file
- * of at most MEMASM_CONFIG_FILE_MAX bytes is opened at all. */
+ * of at most MEMASM_CONFIG_FILE_MAX bytes is opened at all.  The system file
+ * (c->system) must be that file itself, not a symbolic link (lstat(), then
+ * O_NOFOLLOW against a swap in between), and pass system_file_trusted().
+ * Returns 0 when read, -1 on a problem, 1 when the system file does not
+ * exist (not a problem). */
 static int read_file(struct cfg *c, size_t *len)
 {
     struct stat before, st;
-    if (stat(c->path, &before) < 0)
+    if ((c->system ? lstat(c->path, &before) : stat(c->path, &before)) < 0) {
+        if (c->system && errno == ENOENT)
+            return 1;
         return fail(c, MEMASM_SRC_FILE, 0, errno_text(errno), NULL, 0, NULL);
+    }
+    if (S_ISLNK(before.st_mode))
+        return fail(c, MEMASM_SRC_FILE, 0,
+                    "a symbolic link; the system file must be the file itself", NULL, 0, NULL);
     if (S_ISDIR(before.st_mode))
         return fail(c, MEMASM_SRC_FILE, 0, "is a directory, not a file", NULL, 0, NULL);
     if (!S_ISREG(before.st_mode))
@@ -606,14 +644,15 @@ static int read_file(struct cfg *c, size_t *len)
                     NULL);
     if (before.st_size > MEMASM_CONFIG_FILE_MAX)
         return fail(c, MEMASM_SRC_FILE, 0, "larger than 64 KiB", NULL, 0, NULL);
-    int fd = open(c->path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    int fd = open(c->path,
+                  O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | (c->system ? O_NOFOLLOW : 0));
     if (fd < 0)
         return fail(c, MEMASM_SRC_FILE, 0, errno_text(errno), NULL, 0, NULL);
     int r = 0;
     size_t got = 0;
     if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || !same_file(&before, &st)) {
         r = fail(c, MEMASM_SRC_FILE, 0, "replaced while being opened", NULL, 0, NULL);
-    } else {
+    } else if (!c->system || (r = system_file_trusted(c, &st)) == 0) {
         /* Read one byte more than allowed, to see a file that grew. */
         while (got < sizeof file_buf) {
             ssize_t n = read(fd, file_buf + got, sizeof file_buf - got);
@@ -643,6 +682,8 @@ static unsigned char applied_src[MEMASM_THR_COUNT];
 static int applied_isa = -1;
 static int applied_isa_src;
 static char problem_line[PROBLEM_MAX];
+static const char *loaded_path; /* the file read or refused, or NULL */
+static int loaded_system;
 
 int memasm_config_source(int index)
 {
@@ -661,6 +702,13 @@ const char *memasm_config_problem(void)
     return problem_line[0] ? problem_line : NULL;
 }
 
+const char *memasm_config_file(int *system)
+{
+    if (system)
+        *system = loaded_system;
+    return loaded_path;
+}
+
 static void debug_line(const char *what, const char *key, uint64_t value, int has_value)
 {
     char line[200];
@@ -675,31 +723,53 @@ static void debug_line(const char *what, const char *key, uint64_t value, int ha
     memasm_diag(line, NULL, 0, NULL);
 }
 
-int memasm_config_load(const char *path, const char *inline_str, int debug)
+/* memasm_config_load() and memasm_config_load_system(): path is the file
+ * to read (NULL or "": none), system says it is the system file. */
+static int load(const char *path, int system, const char *inline_str, int debug)
 {
     int saved = errno;
     struct cfg c;
     uint64_t v[MEMASM_THR_COUNT];
     size_t len = 0;
     int r = 0;
+    const char *no_file = NULL, *no_file_path = ""; /* why no file, for debug */
 
     memset(applied_src, 0, sizeof applied_src);
     applied_isa = -1;
     applied_isa_src = MEMASM_SRC_DEFAULT;
+    loaded_path = NULL;
+    loaded_system = 0;
     cfg_init(&c, problem_line, sizeof problem_line);
-    if (!path && !inline_str) {
-        if (debug)
-            debug_line("no MEMASM_CONFIG or MEMASM_TUNABLES: defaults", "", 0, 0);
-        goto out;
+    c.system = system;
+    if (path && !path[0]) {
+        /* MEMASM_CONFIG set but empty: no file at all, not even the system one. */
+        no_file = "MEMASM_CONFIG is empty: no configuration file";
+        path = NULL;
     }
     if (path) {
         c.path = path;
         c.path_len = strnlen(path, MEMASM_CONFIG_PATH_MAX + 1);
-        if (c.path_len == 0 || c.path_len > MEMASM_CONFIG_PATH_MAX)
-            r = fail(&c, MEMASM_SRC_FILE, 0, c.path_len ? "path too long" : "empty path", NULL, 0,
-                     NULL);
+        if (c.path_len > MEMASM_CONFIG_PATH_MAX)
+            r = fail(&c, MEMASM_SRC_FILE, 0, "path too long", NULL, 0, NULL);
         else if ((r = read_file(&c, &len)) == 0)
             r = parse_file(&c, file_buf, len);
+        if (r > 0) {
+            /* No system file: the usual case, the defaults and inline apply. */
+            no_file = "no system file ";
+            no_file_path = path;
+            path = c.path = NULL;
+            r = 0;
+        } else {
+            loaded_path = path;
+            loaded_system = system;
+        }
+    }
+    if (debug && no_file)
+        debug_line(no_file, no_file_path, 0, 0);
+    if (r == 0 && !path && !inline_str) {
+        if (debug && !no_file)
+            debug_line("no MEMASM_CONFIG or MEMASM_TUNABLES: defaults", "", 0, 0);
+        goto out;
     }
     if (r == 0 && inline_str) {
         size_t n = strnlen(inline_str, MEMASM_CONFIG_INLINE_MAX + 1);
@@ -710,7 +780,11 @@ int memasm_config_load(const char *path, const char *inline_str, int debug)
     if (r == 0)
         r = merge(&c, v);
     if (r < 0) {
-        memasm_diag(problem_line, NULL, 0, NULL);
+        /* The system file's problems are its administrator's business, not
+         * every process's: on stderr only under MEMASM_DEBUG=1, and always
+         * in memasm_config_problem() for memasm-info. */
+        if (debug || !(c.system && c.fail_src == MEMASM_SRC_FILE))
+            memasm_diag(problem_line, NULL, 0, NULL);
         goto out;
     }
     /* Everything is valid: one publication, then the ISA cap. */
@@ -722,18 +796,33 @@ int memasm_config_load(const char *path, const char *inline_str, int debug)
         memasm_isa_set_cap_level(c.isa);
     }
     if (debug) {
+        const char *const from[] = {"default ", system ? "system file " : "MEMASM_CONFIG ",
+                                    "MEMASM_TUNABLES "};
         for (size_t j = 0; j < memasm_threshold_defs_count; j++) {
             const struct memasm_threshold_def *d = &memasm_threshold_defs[j];
-            static const char *const from[] = {"default ", "MEMASM_CONFIG ", "MEMASM_TUNABLES "};
             debug_line(from[applied_src[d->index] % 3], d->key, v[d->index], 1);
         }
-        if (c.isa >= 0)
-            debug_line(c.isa_src == MEMASM_SRC_FILE ? "MEMASM_CONFIG isa = " : "MEMASM_TUNABLES isa = ",
-                       memasm_isa_names[c.isa], 0, 0);
+        if (c.isa >= 0) {
+            char what[40];
+            struct msg m = {what, sizeof what, 0};
+            m_str(&m, from[c.isa_src % 3]);
+            m_str(&m, "isa = ");
+            debug_line(what, memasm_isa_names[c.isa], 0, 0);
+        }
     }
 out:
     errno = saved;
     return r;
+}
+
+int memasm_config_load(const char *path, const char *inline_str, int debug)
+{
+    return load(path, 0, inline_str, debug);
+}
+
+int memasm_config_load_system(const char *path, const char *inline_str, int debug)
+{
+    return load(path, 1, inline_str, debug);
 }
 
 /* ---- the writer --------------------------------------------------------- */

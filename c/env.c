@@ -8,7 +8,9 @@
  * stderr with write(2), one line each, prefixed "libmemasm:", with the
  * untrusted part shortened and stripped of control characters.
  *
- *   MEMASM_CONFIG=<file>      configuration file (c/config.c)
+ *   MEMASM_CONFIG=<file>      configuration file (c/config.c); unset: the
+ *                             system file, $(sysconfdir)/memasm.conf; set
+ *                             but empty: no file
  *   MEMASM_TUNABLES=k=v:k=v   the same keys inline, applied after the file
  *   MEMASM_ISA=<level>        cap the ISA level (the lower of this and the
  *                             configuration's 'isa' wins)
@@ -24,6 +26,14 @@
 #include "memasm-internal.h"
 
 #define ENV_VALUE_MAX 4096 /* longer values are rejected whole */
+
+/* Configure's $(sysconfdir), given by Makefile.am.  Fixed at build time: an
+ * environment variable moving it would let anyone point every program at a
+ * file of their own with the system file's standing. */
+#ifndef MEMASM_SYSCONF_FILE
+#error "MEMASM_SYSCONF_FILE (the system configuration file) is not defined"
+#endif
+const char memasm_config_system_file[] = MEMASM_SYSCONF_FILE;
 
 static int env_isa_applied; /* MEMASM_ISA set the cap in force */
 
@@ -98,6 +108,10 @@ void memasm_env_apply(void)
 {
     const char *debug = getenv("MEMASM_DEBUG");
     int dbg = debug && debug[0] == '1' && debug[1] == '\0';
-    memasm_config_load(getenv("MEMASM_CONFIG"), getenv("MEMASM_TUNABLES"), dbg);
+    const char *path = getenv("MEMASM_CONFIG"), *tunables = getenv("MEMASM_TUNABLES");
+    if (path)
+        memasm_config_load(path, tunables, dbg); /* "" reads no file */
+    else
+        memasm_config_load_system(memasm_config_system_file, tunables, dbg);
     apply_isa();
 }

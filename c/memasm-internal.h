@@ -171,12 +171,24 @@ enum { MEMASM_SRC_DEFAULT = 0, MEMASM_SRC_FILE = 1, MEMASM_SRC_INLINE = 2, MEMAS
 #define MEMASM_CONFIG_INLINE_MAX 4096  /* bytes of MEMASM_TUNABLES           */
 #define MEMASM_CONFIG_PATH_MAX 4096    /* bytes of MEMASM_CONFIG             */
 
-/* Parse, validate and apply MEMASM_CONFIG (path, may be NULL) and then
- * MEMASM_TUNABLES (inline, may be NULL): everything or nothing.  On failure
- * prints one "libmemasm:" line and returns -1; 0 when applied or when there
- * was nothing to apply.  debug: also describe what was applied.  Keeps errno.
- * Not reentrant: memasm_init() calls it once (tests call it more). */
+/* Parse, validate and apply MEMASM_CONFIG (path; NULL or "" for no file)
+ * and then MEMASM_TUNABLES (inline, may be NULL): everything or nothing.  On
+ * failure prints one "libmemasm:" line and returns -1; 0 when applied or
+ * when there was nothing to apply.  debug: also describe what was applied.
+ * Keeps errno.  Not reentrant: memasm_init() calls it (or the next) once;
+ * tests call them more. */
 int memasm_config_load(const char *path, const char *inline_str, int debug) MEMASM_HIDDEN;
+
+/* The same with path read as the system file (memasm_config_system_file
+ * when MEMASM_CONFIG is unset; tests pass their own): a missing file is no
+ * file; one that is a symbolic link, not a regular file, not owned by root,
+ * writable by group or others, or refused for its content leaves the
+ * defaults entirely, and its line is printed only when debug (it is still
+ * recorded for memasm_config_problem()). */
+int memasm_config_load_system(const char *path, const char *inline_str, int debug) MEMASM_HIDDEN;
+
+/* $(sysconfdir)/memasm.conf, fixed at build time (c/env.c). */
+extern const char memasm_config_system_file[] MEMASM_HIDDEN;
 
 /* What the last memasm_config_load() did: source (MEMASM_SRC_*) of
  * threshold index i, and of the ISA cap; the problem line (without the
@@ -185,6 +197,10 @@ int memasm_config_load(const char *path, const char *inline_str, int debug) MEMA
 int memasm_config_source(int index) MEMASM_HIDDEN;
 int memasm_config_isa(int *source) MEMASM_HIDDEN;
 const char *memasm_config_problem(void) MEMASM_HIDDEN;
+/* The file the last load read or refused (NULL: none, also when the system
+ * file does not exist); *system (may be NULL) says whether it was the
+ * system file.  The pointer is the caller's path. */
+const char *memasm_config_file(int *system) MEMASM_HIDDEN;
 /* Non-zero when MEMASM_ISA set the ISA cap in force (c/env.c). */
 int memasm_env_isa_applied(void) MEMASM_HIDDEN;
 

@@ -6,7 +6,11 @@
 #     (tests/config-data/every-key.conf) is accepted and memasm-info shows
 #     its values for this architecture's keys;
 #  3. a broken file gives exactly one "libmemasm:" line and the defaults,
-#     and memasm-info reports the problem.
+#     and memasm-info reports the problem;
+#  4. which file memasm-info says was read: MEMASM_CONFIG= (empty) reads
+#     none, silently; a MEMASM_CONFIG path is named; with MEMASM_CONFIG unset
+#     stderr stays silent whatever the system file is (present, absent or
+#     refused), and the file line names it or says there is none.
 # Runs memasm-info under $TEST_EMULATOR on a cross build.
 set -u
 srcdir=${srcdir:-.}
@@ -53,5 +57,26 @@ MEMASM_CONFIG="$tmp/bad.conf" $info --json >"$tmp/bad.json" 2>"$tmp/err" || fail
 grep -q '^libmemasm: MEMASM_CONFIG .*bad.conf:2: not a number' "$tmp/err" || fail "message: $(cat "$tmp/err")"
 grep -q '"problem":"MEMASM_CONFIG ' "$tmp/bad.json" || fail "memasm-info does not report the problem"
 grep -q '"source":"file"' "$tmp/bad.json" && fail "a refused file set a threshold"
-echo "PASS: round trip ($keys keys), every-key.conf, broken file"
+grep -q '"file":{"path":"[^"]*bad.conf","system":false}' "$tmp/bad.json" ||
+    fail "--json does not name the refused MEMASM_CONFIG file"
+
+# 4. which file
+MEMASM_CONFIG= $info >"$tmp/empty.txt" 2>"$tmp/err" || fail "memasm-info (MEMASM_CONFIG=)"
+[ -s "$tmp/err" ] && fail "MEMASM_CONFIG= printed on stderr: $(cat "$tmp/err")"
+grep -q '^  file            none (MEMASM_CONFIG is empty)$' "$tmp/empty.txt" ||
+    fail "MEMASM_CONFIG=: $(grep '^  file ' "$tmp/empty.txt")"
+grep -q '^  status          ok$' "$tmp/empty.txt" || fail "MEMASM_CONFIG=: status not ok"
+MEMASM_CONFIG= $info --json >"$tmp/empty.json" 2>&1 || fail "memasm-info --json (MEMASM_CONFIG=)"
+grep -q '"file":null' "$tmp/empty.json" || fail "MEMASM_CONFIG=: --json file is not null"
+grep -q '"source":"file"' "$tmp/empty.json" && fail "MEMASM_CONFIG= set a threshold from a file"
+MEMASM_CONFIG="$tmp/rt.conf" $info >"$tmp/named.txt" 2>&1 || fail "memasm-info (rt.conf)"
+grep -q "^  file            $tmp/rt.conf\$" "$tmp/named.txt" ||
+    fail "MEMASM_CONFIG path: $(grep '^  file ' "$tmp/named.txt")"
+$info >"$tmp/unset.txt" 2>"$tmp/err" || fail "memasm-info (MEMASM_CONFIG unset)"
+[ -s "$tmp/err" ] && fail "MEMASM_CONFIG unset printed on stderr: $(cat "$tmp/err")"
+sys_re='(none \(no system file /.*memasm\.conf\)|/.*memasm\.conf \(system file\))'
+grep -E -q "^  file            $sys_re\$" "$tmp/unset.txt" ||
+    fail "MEMASM_CONFIG unset: $(grep '^  file ' "$tmp/unset.txt")"
+grep '^  file ' "$tmp/unset.txt"
+echo "PASS: round trip ($keys keys), every-key.conf, broken file, which file"
 exit 0

@@ -1,14 +1,19 @@
 /*
  * test_config.c -- the configuration parser (c/config.c, c/env.c) as a
- * hostile-input parser: MEMASM_CONFIG files, MEMASM_TUNABLES strings,
- * MEMASM_ISA, MEMASM_DEBUG, and secure execution.
+ * hostile-input parser: MEMASM_CONFIG files, the system file's ownership
+ * rules, MEMASM_TUNABLES strings, MEMASM_ISA, MEMASM_DEBUG, and secure
+ * execution.
  *
  * Linked statically with libmemasm to reach the hidden entry points
- * (memasm_config_load, memasm_config_try, memasm_config_write).  Every bad
- * input must leave the defaults in force *entirely* and print exactly one
- * "libmemasm:" line on stderr; every good input must apply all its values
- * and print nothing.  Whole-process behaviour (the constructor reading the
- * environment) is checked by running this program again as a probe
+ * (memasm_config_load, memasm_config_load_system, memasm_config_try,
+ * memasm_config_write).  Every bad input must leave the defaults in force
+ * *entirely* and print exactly one "libmemasm:" line on stderr (a bad
+ * system file: none, unless MEMASM_DEBUG=1); every good input must apply
+ * all its values and print nothing.  The system-file tests use files in the
+ * temporary directory through memasm_config_load_system; those that need
+ * files owned by root or by another user are skipped when not root.
+ * Whole-process behaviour (the constructor reading the environment) is
+ * checked by running this program again as a probe
  * (`test_config --probe`), and, as root, as a setuid copy run by another
  * user (secure execution: nothing read, nothing opened).
  *
@@ -124,11 +129,12 @@ void *realloc(void *p, size_t n)
     return __libc_realloc(p, n);
 }
 
-/* Run memasm_config_load with stderr captured (in captured[]); returns its
- * result.  Checks that errno is kept and that nothing was allocated. */
+/* Run memasm_config_load (or, when system, memasm_config_load_system)
+ * with stderr captured (in captured[]); returns its result.  Checks that
+ * errno is kept and that nothing was allocated. */
 static char captured[1 << 16];
 
-static int load(const char *path, const char *inl, int debug)
+static int load_as(int system, const char *path, const char *inl, int debug)
 {
     int pfd[2];
     ck_assert_int_eq(pipe(pfd), 0);
@@ -139,7 +145,8 @@ static int load(const char *path, const char *inl, int debug)
     errno = 4242;
     allocations = 0;
     counting = 1;
-    int r = memasm_config_load(path, inl, debug);
+    int r = system ? memasm_config_load_system(path, inl, debug)
+                   : memasm_config_load(path, inl, debug);
     counting = 0;
     int e = errno;
     dup2(saved, 2);
@@ -151,6 +158,11 @@ static int load(const char *path, const char *inl, int debug)
     ck_assert_msg(e == 4242, "errno not preserved (%d)", e);
     ck_assert_msg(allocations == 0, "the configuration path allocated %d times", allocations);
     return r;
+}
+
+static int load(const char *path, const char *inl, int debug)
+{
+    return load_as(0, path, inl, debug);
 }
 
 static const char *or_dash(const char *s)
@@ -312,7 +324,7 @@ START_TEST(file_not_a_regular_file)
     ck_assert_int_eq(symlink(b, a), 0);
     ck_assert_int_eq(symlink(a, b), 0);
     REFUSED(a, NULL, "symbolic links");
-    REFUSED("", NULL, "empty path");
+    /* MEMASM_CONFIG= (empty) is no file: see config_empty_reads_no_file. */
     char longp[5000];
     memset(longp, 'a', sizeof longp - 1);
     longp[sizeof longp - 1] = '\0';
@@ -666,6 +678,202 @@ START_TEST(growing_file)
 }
 END_TEST
 
+/* ---- the system file ---------------------------------------------------- */
+
+/* Tests that need files owned by root (or by another user) say so. */
+static int needs_root(const char *test)
+{
+    if (geteuid() == 0)
+        return 0;
+    fprintf(stderr, "test_config: %s: skipped: needs root\n", test);
+    return 1;
+}
+
+/* name in the test directory with text and mode (owned by whoever runs). */
+static const char *write_mode(const char *name, const char *text, mode_t mode)
+{
+    const char *p = write_text(name, text);
+    ck_assert_int_eq(chmod(p, mode), 0);
+    return p;
+}
+
+/* A system file refused: -1, *nothing* on stderr, the defaults intact, the
+ * problem recorded and the file named as the system file; with debug, the
+ * problem is the one line on stderr. */
+#define SYS_REFUSED(path, inl, needle)                                                          \
+    do {                                                                                        \
+        const char *f_ = (path);                                                                \
+        int r_ = load_as(1, f_, (inl), 0), sys_ = 0;                                            \
+        ck_assert_msg(r_ == -1, "accepted: %s", f_);                                            \
+        ck_assert_msg(captured[0] == '\0', "printed without MEMASM_DEBUG: [%s]", captured);     \
+        ck_assert_msg(at_defaults(), "a refused system file changed something");               \
+        const char *p_ = memasm_config_problem();                                               \
+        ck_assert_ptr_nonnull(p_);                                                              \
+        ck_assert_msg(strncmp(p_, "system file ", 12) == 0 && strstr(p_, (needle)) != NULL,     \
+                      "[%s] lacks [%s]", p_, (needle));                                         \
+        ck_assert_ptr_eq(memasm_config_file(&sys_), f_);                                        \
+        ck_assert_int_eq(sys_, 1);                                                              \
+        ck_assert_int_eq(load_as(1, f_, (inl), 1), -1);                                         \
+        ck_assert_msg(count_lines(captured) == 1 &&                                             \
+                          strncmp(captured, "libmemasm: system file ", 23) == 0 &&              \
+                          strstr(captured, (needle)) != NULL,                                   \
+                      "MEMASM_DEBUG=1: not one line with [%s]: [%s]", (needle), captured);      \
+        ck_assert(at_defaults());                                                               \
+    } while (0)
+
+/* "cpu = any" and def0() at v. */
+static const char *good_text(uint64_t v)
+{
+    static char s[128];
+    snprintf(s, sizeof s, "cpu = any\n%s = %llu\n", def0()->key, (unsigned long long)v);
+    return s;
+}
+
+/* MEMASM_TUNABLES setting def0() to v, given with path (read as the system
+ * file when system): applied over the file, if any, silently. */
+static void inline_applies(int system, const char *path, uint64_t v)
+{
+    const struct memasm_threshold_def *d = def0();
+    char s[128];
+    snprintf(s, sizeof s, "%s=%llu", d->key, (unsigned long long)v);
+    ck_assert_int_eq(load_as(system, path, s, 0), 0);
+    ck_assert_msg(captured[0] == '\0', "printed: [%s]", captured);
+    ck_assert_uint_eq(memasm_thr[d->index], v);
+    ck_assert_int_eq(memasm_config_source(d->index), MEMASM_SRC_INLINE);
+}
+
+START_TEST(system_file_missing)
+{
+    const char *p = path_in("none.conf");
+    ck_assert_int_eq(load_as(1, p, NULL, 0), 0);
+    ck_assert_str_eq(captured, "");
+    ck_assert(at_defaults());
+    ck_assert_ptr_null(memasm_config_problem());
+    ck_assert_ptr_null(memasm_config_file(NULL));
+    /* Debug: one line naming it. */
+    ck_assert_int_eq(load_as(1, p, NULL, 1), 0);
+    ck_assert_int_eq(count_lines(captured), 1);
+    ck_assert_ptr_nonnull(strstr(captured, "libmemasm: debug: no system file "));
+    ck_assert_ptr_nonnull(strstr(captured, p));
+    /* MEMASM_TUNABLES still applies without the file. */
+    inline_applies(1, p, legal(def0(), 6 << 20));
+}
+END_TEST
+
+START_TEST(system_file_applied)
+{
+    if (needs_root("system_file_applied"))
+        return;
+    const struct memasm_threshold_def *d = def0();
+    uint64_t v = legal(d, 5 << 20);
+    const char *p = write_mode("sys.conf", good_text(v), 0644);
+    ck_assert_int_eq(chown(p, 0, 0), 0);
+    ck_assert_int_eq(load_as(1, p, NULL, 0), 0);
+    ck_assert_msg(captured[0] == '\0', "printed: [%s]", captured);
+    ck_assert_ptr_null(memasm_config_problem());
+    ck_assert_uint_eq(memasm_thr[d->index], v);
+    ck_assert_int_eq(memasm_config_source(d->index), MEMASM_SRC_FILE);
+    int sys = 0;
+    ck_assert_ptr_eq(memasm_config_file(&sys), p);
+    ck_assert_int_eq(sys, 1);
+    /* Debug names the system file as the source. */
+    ck_assert_int_eq(load_as(1, p, NULL, 1), 0);
+    ck_assert_ptr_nonnull(strstr(captured, "libmemasm: debug: system file "));
+    /* MEMASM_TUNABLES applies after it, overriding it. */
+    inline_applies(1, p, legal(d, 7 << 20));
+    /* Mode 0400 (root's, read-only) is as good. */
+    memasm_threshold_reset();
+    ck_assert_int_eq(chmod(p, 0400), 0);
+    ck_assert_int_eq(load_as(1, p, NULL, 0), 0);
+    ck_assert_uint_eq(memasm_thr[d->index], v);
+}
+END_TEST
+
+START_TEST(system_file_group_or_other_writable)
+{
+    if (needs_root("system_file_group_or_other_writable"))
+        return;
+    const char *g = write_mode("g.conf", good_text(legal(def0(), 5 << 20)), 0664);
+    SYS_REFUSED(g, NULL, "writable by group or others");
+    const char *o = write_mode("o.conf", good_text(legal(def0(), 5 << 20)), 0646);
+    SYS_REFUSED(o, NULL, "writable by group or others");
+    /* MEMASM_TUNABLES is not applied either: the defaults entirely. */
+    char s[128];
+    snprintf(s, sizeof s, "isa=%s", memasm_isa_names[0]);
+    SYS_REFUSED(o, s, "writable by group or others");
+}
+END_TEST
+
+START_TEST(system_file_not_owned_by_root)
+{
+    const char *p = write_mode("owner.conf", good_text(legal(def0(), 5 << 20)), 0644);
+    char want[64];
+    if (geteuid() == 0) {
+        ck_assert_int_eq(chown(p, 65534, 65534), 0);
+        snprintf(want, sizeof want, "owned by uid 65534;");
+    } else {
+        /* Ours, and we are not root. */
+        snprintf(want, sizeof want, "owned by uid %u;", (unsigned)geteuid());
+    }
+    SYS_REFUSED(p, NULL, want);
+}
+END_TEST
+
+START_TEST(system_file_not_the_file_itself)
+{
+    /* A symbolic link, even to a good file (refused before its owner is
+     * looked at, so this runs unprivileged too). */
+    const char *target = write_mode("target.conf", good_text(legal(def0(), 5 << 20)), 0644);
+    if (geteuid() == 0) {
+        ck_assert_int_eq(load_as(1, target, NULL, 0), 0); /* the control */
+        memasm_threshold_reset();
+    }
+    const char *link = path_in("link.conf");
+    ck_assert_int_eq(symlink(target, link), 0);
+    SYS_REFUSED(link, NULL, "a symbolic link");
+    /* A FIFO: refused without opening it (the test would block). */
+    const char *fifo = path_in("sys.fifo");
+    ck_assert_int_eq(mkfifo(fifo, 0644), 0);
+    SYS_REFUSED(fifo, NULL, "not a regular file");
+    SYS_REFUSED("/dev/null", NULL, "not a regular file");
+    SYS_REFUSED(dir, NULL, "is a directory");
+}
+END_TEST
+
+START_TEST(system_file_bad_content)
+{
+    if (needs_root("system_file_bad_content"))
+        return;
+    SYS_REFUSED(write_mode("parse.conf", "cpu = any\nbogus.key = 1\n", 0644), NULL,
+                ":2: unknown key 'bogus.key'");
+    SYS_REFUSED(write_mode("arch.conf", "cpu.arch = pdp11\n", 0644), NULL, "tuned for another CPU");
+    /* A good system file with a bad MEMASM_TUNABLES: the user's own
+     * mistake, printed as usual, and nothing applied. */
+    const char *p = write_mode("good.conf", good_text(legal(def0(), 5 << 20)), 0644);
+    ck_assert_int_eq(load_as(1, p, "nope=1", 0), -1);
+    ck_assert_int_eq(count_lines(captured), 1);
+    ck_assert_ptr_nonnull(strstr(captured, "libmemasm: MEMASM_TUNABLES entry 1: unknown key"));
+    ck_assert(at_defaults());
+}
+END_TEST
+
+/* MEMASM_CONFIG= (set, empty): no file, silently; MEMASM_TUNABLES applies. */
+START_TEST(config_empty_reads_no_file)
+{
+    ck_assert_int_eq(load("", NULL, 0), 0);
+    ck_assert_str_eq(captured, "");
+    ck_assert(at_defaults());
+    ck_assert_ptr_null(memasm_config_problem());
+    ck_assert_ptr_null(memasm_config_file(NULL));
+    ck_assert_int_eq(load("", NULL, 1), 0);
+    ck_assert_int_eq(count_lines(captured), 1);
+    ck_assert_ptr_nonnull(strstr(captured, "libmemasm: debug: MEMASM_CONFIG is empty"));
+    inline_applies(0, "", legal(def0(), 6 << 20));
+    ck_assert_ptr_null(memasm_config_problem());
+    ck_assert_ptr_null(memasm_config_file(NULL));
+}
+END_TEST
+
 /* ---- whole process: the constructor reading the environment ------------ */
 
 /* `test_config --probe`: print what the constructor applied. */
@@ -767,6 +975,26 @@ static int emulated(void)
     return 0;
 }
 
+/* A probe with env sets def0() to v from MEMASM_TUNABLES, silently. */
+static void probe_inline_applied(char *const env[], uint64_t v)
+{
+    struct run r;
+    int src = -1;
+    run_probe(self, env, (uid_t)-1, 0, &r);
+    ck_assert_str_eq(r.err, "");
+    ck_assert_uint_eq(probe_value(&r, def0()->key, &src), v);
+    ck_assert_int_eq(src, MEMASM_SRC_INLINE);
+}
+
+/* A probe with env prints exactly one line on stderr, containing needle. */
+static void probe_one_line(char *const env[], const char *needle)
+{
+    struct run r;
+    run_probe(self, env, (uid_t)-1, 0, &r);
+    ck_assert_msg(count_lines(r.err) == 1 && strstr(r.err, needle) != NULL,
+                  "expected one line with [%s]: [%s]", needle, r.err);
+}
+
 START_TEST(constructor_reads_environment)
 {
     if (emulated())
@@ -777,11 +1005,7 @@ START_TEST(constructor_reads_environment)
     char tun[128], isa[64], cfg[PATH_MAX + 32];
     snprintf(tun, sizeof tun, "MEMASM_TUNABLES=%s=%llu", d->key, (unsigned long long)v);
     char *env1[] = {tun, NULL};
-    run_probe(self, env1, (uid_t)-1, 0, &r);
-    ck_assert_str_eq(r.err, "");
-    int src = -1;
-    ck_assert_uint_eq(probe_value(&r, d->key, &src), v);
-    ck_assert_int_eq(src, MEMASM_SRC_INLINE);
+    probe_inline_applied(env1, v);
 
     /* A bad configuration at start-up: defaults, exactly one line. */
     snprintf(cfg, sizeof cfg, "MEMASM_CONFIG=%s", path_in("missing.conf"));
@@ -804,10 +1028,41 @@ START_TEST(constructor_reads_environment)
     ck_assert_int_eq(probe_int(&r, "kernel_level"), 0); /* chosen after the configuration */
 
     /* MEMASM_DEBUG=1 is the only way to get more than problems. */
-    char dbg[] = "MEMASM_DEBUG=1";
-    char *env4[] = {tun, dbg, NULL};
+    char dbg[] = "MEMASM_DEBUG=1", nocfg[] = "MEMASM_CONFIG=";
+    char *env4[] = {nocfg, tun, dbg, NULL};
     run_probe(self, env4, (uid_t)-1, 0, &r);
-    ck_assert_int_eq(count_lines(r.err), (int)memasm_threshold_defs_count);
+    /* One line per threshold, and one saying that no file is read. */
+    ck_assert_int_eq(count_lines(r.err), (int)memasm_threshold_defs_count + 1);
+}
+END_TEST
+
+/* The constructor with MEMASM_CONFIG unset tries the system file, and with
+ * MEMASM_CONFIG= reads no file; either way MEMASM_TUNABLES applies and
+ * nothing is printed without MEMASM_DEBUG=1. */
+START_TEST(constructor_system_file_and_empty_config)
+{
+    if (emulated())
+        return;
+    uint64_t v = legal(def0(), 7 << 20);
+    char tun[128], nocfg[] = "MEMASM_CONFIG=", dbg[] = "MEMASM_DEBUG=1";
+    snprintf(tun, sizeof tun, "MEMASM_TUNABLES=%s=%llu", def0()->key, (unsigned long long)v);
+    char *empty[] = {nocfg, tun, NULL};
+    probe_inline_applied(empty, v);
+    char *empty_dbg[] = {nocfg, dbg, NULL};
+    probe_one_line(empty_dbg, "libmemasm: debug: MEMASM_CONFIG is empty");
+
+    struct stat st;
+    if (lstat(memasm_config_system_file, &st) == 0) {
+        fprintf(stderr, "test_config: SKIPPED the unset-MEMASM_CONFIG probe (%s exists here)\n",
+                memasm_config_system_file);
+        return;
+    }
+    char *unset[] = {tun, NULL};
+    probe_inline_applied(unset, v);
+    char *unset_dbg[] = {dbg, NULL};
+    char want[PATH_MAX + 64];
+    snprintf(want, sizeof want, "libmemasm: debug: no system file %s\n", memasm_config_system_file);
+    probe_one_line(unset_dbg, want);
 }
 END_TEST
 
@@ -950,7 +1205,15 @@ static Suite *suite(void)
     tcase_add_test(t, round_trip);
     tcase_add_test(t, debug_output);
     tcase_add_test(t, growing_file);
+    tcase_add_test(t, system_file_missing);
+    tcase_add_test(t, system_file_applied);
+    tcase_add_test(t, system_file_group_or_other_writable);
+    tcase_add_test(t, system_file_not_owned_by_root);
+    tcase_add_test(t, system_file_not_the_file_itself);
+    tcase_add_test(t, system_file_bad_content);
+    tcase_add_test(t, config_empty_reads_no_file);
     tcase_add_test(t, constructor_reads_environment);
+    tcase_add_test(t, constructor_system_file_and_empty_config);
     tcase_add_test(t, secure_execution_ignores_everything);
     suite_add_tcase(s, t);
     return s;

@@ -13,7 +13,9 @@
  * Linked statically with libmemasm (it reads the library's internal CPU
  * description and configuration record), so it reports the library code it
  * was built with; the environment (MEMASM_CONFIG, MEMASM_TUNABLES,
- * MEMASM_ISA) is read by the library's constructor as in any program.
+ * MEMASM_ISA) and the system file are read by the library's constructor as
+ * in any program.  It shows the system file's problem, which the library
+ * prints only under MEMASM_DEBUG=1.
  */
 #include "config.h"
 
@@ -134,6 +136,16 @@ static void text_report(void)
                t->doc);
     }
     printf("configuration:\n");
+    int system;
+    const char *file = memasm_config_file(&system);
+    if (file)
+        printf("  file            %s%s\n", file, system ? " (system file)" : "");
+    else if (memasm_secure_mode())
+        printf("  file            none\n");
+    else if (getenv("MEMASM_CONFIG"))
+        printf("  file            none (MEMASM_CONFIG is empty)\n");
+    else
+        printf("  file            none (no system file %s)\n", memasm_config_system_file);
     printf("  MEMASM_CONFIG   %s\n", env_or("MEMASM_CONFIG", "(unset)"));
     printf("  MEMASM_TUNABLES %s\n", env_or("MEMASM_TUNABLES", "(unset)"));
     printf("  MEMASM_ISA      %s\n", env_or("MEMASM_ISA", "(unset)"));
@@ -219,6 +231,16 @@ static void json_report(void)
             json_str(v);
         else
             printf("null");
+    }
+    int system;
+    const char *file = memasm_config_file(&system);
+    printf(",\"file\":");
+    if (file) {
+        printf("{\"path\":");
+        json_str(file);
+        printf(",\"system\":%s}", system ? "true" : "false");
+    } else {
+        printf("null");
     }
     printf(",\"secure_mode\":%s,\"problem\":", memasm_secure_mode() ? "true" : "false");
     const char *p = memasm_config_problem();
