@@ -151,12 +151,13 @@ static inline __attribute__((always_inline)) unsigned read_pass(const unsigned c
  * The timing loops: one template, inlined into a noinline function per
  * kind with constant arguments, so each is the same code for every
  * candidate and carries no test for the kinds it is not (is_set picks the
- * call, edge == 0 drops the flushes, rb == 0 the read pass).  The empty asm takes the
+ * call, edge == 0 drops the flushes, rb == 0 the read pass, zero fills
+ * with 0 instead of alternating 0x5a and 0x5b).  The empty asm takes the
  * result and clobbers memory, so neither the call nor the bytes it writes
  * can be optimised away or moved across the clock.
  */
 static inline __attribute__((always_inline)) uint64_t timed_loop(copy_fn cpy, set_fn set, int is_set, int edge,
-                                                                 int rb, const struct call *calls, size_t len,
+                                                                 int rb, int zero, const struct call *calls, size_t len,
                                                                  size_t iters, size_t *pos)
 {
     size_t j = *pos;
@@ -172,7 +173,7 @@ static inline __attribute__((always_inline)) uint64_t timed_loop(copy_fn cpy, se
                 flush_line(line_after(calls[j].src, calls[j].n));
         }
 #endif
-        void *r = is_set ? set(calls[j].dst, 0x5a ^ (int)(i & 1), calls[j].n)
+        void *r = is_set ? set(calls[j].dst, zero ? 0 : 0x5a ^ (int)(i & 1), calls[j].n)
                       : cpy(calls[j].dst, calls[j].src, calls[j].n);
         __asm__ volatile("" : : "r"(r) : "memory");
         if (rb && calls[j].n)
@@ -189,38 +190,50 @@ static inline __attribute__((always_inline)) uint64_t timed_loop(copy_fn cpy, se
 __attribute__((noinline)) static uint64_t loop_copy(copy_fn fn, const struct call *calls, size_t len,
                                                     size_t iters, size_t *pos)
 {
-    return timed_loop(fn, NULL, 0, 0, 0, calls, len, iters, pos);
+    return timed_loop(fn, NULL, 0, 0, 0, 0, calls, len, iters, pos);
 }
 
 __attribute__((noinline)) static uint64_t loop_set(set_fn fn, const struct call *calls, size_t len, size_t iters,
                                                    size_t *pos)
 {
-    return timed_loop(NULL, fn, 1, 0, 0, calls, len, iters, pos);
+    return timed_loop(NULL, fn, 1, 0, 0, 0, calls, len, iters, pos);
 }
 
 __attribute__((noinline)) static uint64_t loop_copy_rb(copy_fn fn, const struct call *calls, size_t len,
                                                        size_t iters, size_t *pos)
 {
-    return timed_loop(fn, NULL, 0, 0, 1, calls, len, iters, pos);
+    return timed_loop(fn, NULL, 0, 0, 1, 0, calls, len, iters, pos);
 }
 
 __attribute__((noinline)) static uint64_t loop_set_rb(set_fn fn, const struct call *calls, size_t len,
                                                       size_t iters, size_t *pos)
 {
-    return timed_loop(NULL, fn, 1, 0, 1, calls, len, iters, pos);
+    return timed_loop(NULL, fn, 1, 0, 1, 0, calls, len, iters, pos);
+}
+
+__attribute__((noinline)) static uint64_t loop_set_zero(set_fn fn, const struct call *calls, size_t len,
+                                                        size_t iters, size_t *pos)
+{
+    return timed_loop(NULL, fn, 1, 0, 0, 1, calls, len, iters, pos);
+}
+
+__attribute__((noinline)) static uint64_t loop_set_zero_rb(set_fn fn, const struct call *calls, size_t len,
+                                                           size_t iters, size_t *pos)
+{
+    return timed_loop(NULL, fn, 1, 0, 1, 1, calls, len, iters, pos);
 }
 
 #if HAVE_EDGE
 __attribute__((noinline)) static uint64_t loop_copy_edge(copy_fn fn, const struct call *calls, size_t len,
                                                          size_t iters, size_t *pos)
 {
-    return timed_loop(fn, NULL, 0, 1, 0, calls, len, iters, pos);
+    return timed_loop(fn, NULL, 0, 1, 0, 0, calls, len, iters, pos);
 }
 
 __attribute__((noinline)) static uint64_t loop_set_edge(set_fn fn, const struct call *calls, size_t len,
                                                         size_t iters, size_t *pos)
 {
-    return timed_loop(NULL, fn, 1, 1, 0, calls, len, iters, pos);
+    return timed_loop(NULL, fn, 1, 1, 0, 0, calls, len, iters, pos);
 }
 #endif
 
@@ -269,6 +282,7 @@ static struct {
     int cold;
     int edge;
     int readback;
+    int zero;
     int quit;
 } job;
 
@@ -343,6 +357,8 @@ static uint64_t run_loop(struct worker *w, size_t iters, size_t *pos)
         return loop_copy_edge(job.cand->cpy, w->calls, w->ncalls, iters, pos);
 #endif
     copy_fn cpy = job.op == OP_MEMCPY ? job.cand->cpy : job.cand->mov;
+    if (job.zero && job.op == OP_MEMSET)
+        return (job.readback ? loop_set_zero_rb : loop_set_zero)(job.cand->set, w->calls, w->ncalls, iters, pos);
     if (job.readback)
         return job.op == OP_MEMSET ? loop_set_rb(job.cand->set, w->calls, w->ncalls, iters, pos)
                                    : loop_copy_rb(cpy, w->calls, w->ncalls, iters, pos);
@@ -787,6 +803,7 @@ void eng_measure(const struct workload *wl, size_t n, const struct cand *cands, 
     job.cold = wl->cold;
     job.edge = wl->edge;
     job.readback = wl->readback;
+    job.zero = wl->zero;
     double bytes = 0;
     for (size_t i = 0; i < workers[0].ncalls; i++)
         bytes += (double)workers[0].calls[i].n;

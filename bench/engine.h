@@ -59,6 +59,7 @@ struct workload {
     int edge;         /* hot, the line past each buffer flushed per call */
     int mix;          /* sizes from a frequency table, one point */
     int readback;     /* each call followed by a read of its destination */
+    int zero;         /* memset: fill with 0 (aarch64 dc zva), not 0x5a */
     size_t delta;     /* memmove: |dst - src|, 0 for the default (n / 2) */
     char name[64];
 };

@@ -827,7 +827,34 @@ int memasm_config_load_system(const char *path, const char *inline_str, int debu
 
 /* ---- the writer --------------------------------------------------------- */
 
+/* Each line of text as a comment line ("# " + the line), with bytes other
+ * than printable ASCII as '?'; *total counts what was (or would be)
+ * written. */
+static void emit_comment(struct msg *out, size_t *total, const char *text)
+{
+    while (text && *text) {
+        size_t n = strcspn(text, "\n");
+        m_raw(out, "# ", 2);
+        for (size_t i = 0; i < n; i++) {
+            unsigned char ch = (unsigned char)text[i];
+            char c = ch < 0x20 || ch > 0x7e ? '?' : (char)ch;
+            m_raw(out, &c, 1);
+        }
+        m_raw(out, "\n", 1);
+        *total += n + 3;
+        text += n;
+        if (*text)
+            text++;
+    }
+}
+
 size_t memasm_config_write(char *buf, size_t cap, const char *writer)
+{
+    return memasm_config_write_notes(buf, cap, writer, NULL);
+}
+
+size_t memasm_config_write_notes(char *buf, size_t cap, const char *writer,
+                                 const struct memasm_config_notes *notes)
 {
     /* Built line by line: each line is counted in total even when buf is
      * too small to hold it. */
@@ -856,7 +883,12 @@ size_t memasm_config_write(char *buf, size_t cap, const char *writer)
             size_t brand_n = strnlen(cpu->brand, sizeof cpu->brand);
             trim(&brand, &brand_n);
             m_bad(&lm, brand_n ? brand : "an unnamed CPU", brand_n ? brand_n : 14);
-            m_str(&lm, "\n# applied only on a CPU with this fingerprint (or add: cpu = any)\n");
+            m_str(&lm, "\n");
+            EMIT();
+            if (notes)
+                emit_comment(&out, &total, notes->header);
+            lm.len = 0;
+            m_str(&lm, "# applied only on a CPU with this fingerprint (or add: cpu = any)\n");
         } else if (part <= FP_COUNT) {
             int f = part - 1;
             if (f == FP_VLEN && !cpu->vlen)
@@ -882,7 +914,12 @@ size_t memasm_config_write(char *buf, size_t cap, const char *writer)
             }
             m_str(&lm, "\n");
         } else if (part == FP_COUNT + 1) {
-            m_str(&lm, "\n# ISA level cap (can only lower what the CPU supports)\nisa = ");
+            m_str(&lm, "\n# ISA level cap (can only lower what the CPU supports)\n");
+            EMIT();
+            if (notes)
+                emit_comment(&out, &total, notes->isa_remark);
+            lm.len = 0;
+            m_str(&lm, "isa = ");
             m_str(&lm, memasm_isa_names[memasm_isa_cap()]);
             m_str(&lm, "\n");
         } else if ((size_t)(part - FP_COUNT - 2) < memasm_threshold_defs_count) {
@@ -890,6 +927,10 @@ size_t memasm_config_write(char *buf, size_t cap, const char *writer)
             m_str(&lm, "\n# ");
             m_str(&lm, d->doc);
             m_str(&lm, "\n");
+            EMIT();
+            if (notes)
+                emit_comment(&out, &total, notes->remark[d->index]);
+            lm.len = 0;
             m_str(&lm, d->key);
             m_str(&lm, " = ");
             m_value(&lm, thr[d->index]);

@@ -210,6 +210,18 @@ int memasm_env_isa_applied(void) MEMASM_HIDDEN;
  * header comment. */
 size_t memasm_config_write(char *buf, size_t cap, const char *writer) MEMASM_HIDDEN;
 
+/* What memasm-tune adds to the file: header lines (LF-separated, each
+ * written as a comment), and a remark line above each key (indexed by
+ * MEMASM_THR_*) and above the ISA cap.  NULL entries are left out. */
+struct memasm_config_notes {
+    const char *header;
+    const char *remark[MEMASM_THR_COUNT];
+    const char *isa_remark;
+};
+/* memasm_config_write with notes (NULL: the same output). */
+size_t memasm_config_write_notes(char *buf, size_t cap, const char *writer,
+                                 const struct memasm_config_notes *notes) MEMASM_HIDDEN;
+
 /* The parser without side effects, for the tests and the fuzzer: parse text
  * (file format when source is MEMASM_SRC_FILE, else MEMASM_TUNABLES format)
  * and check it against this CPU and the current defaults.  Returns 0 or -1;

@@ -1,0 +1,48 @@
+/*
+ * crossover.h -- where one strategy should take over from another, given
+ * measured curves.  No timing here: the tuner measures, this decides, and
+ * tune/test-crossover.c checks the decisions on synthetic curves.
+ *
+ * A curve is r[0..n): at the i-th size of an increasing grid, the time of
+ * strategy B over the time of strategy A (r < 1: B is faster).  A choice
+ * puts B on a range of grid indices [lo, hi) and A elsewhere (lo == hi ==
+ * n: B nowhere).  Its loss at a point is how much slower the chosen
+ * strategy is than the faster one there (0.05 = 5 %), and a difference
+ * within the noise band eps counts as no loss either way, so noise alone
+ * never moves a threshold.  The best choice has the least total loss over
+ * the grid (GMP's tune/ "least badness"), not the first point where B
+ * wins, so a single noisy point or several crossings are handled.
+ */
+#ifndef MEMASM_TUNE_CROSSOVER_H
+#define MEMASM_TUNE_CROSSOVER_H
+
+#include <stddef.h>
+
+/* Loss of choosing A (b = 0) or B (b = 1) at a point whose ratio is r. */
+double xo_point_loss(double r, int b, double eps);
+
+/* Total loss of B on [lo, hi) and A elsewhere. */
+double xo_loss(const double *r, size_t n, double eps, size_t lo, size_t hi);
+
+/*
+ * The best threshold "B from index i up" (i in 0..n; n: never).  Among
+ * choices whose loss is within 1e-9 of the least, def (the default's index)
+ * wins, then the highest i (the smaller change from A, which every
+ * threshold key falls back to).  *loss receives the least loss.
+ */
+size_t xo_single(const double *r, size_t n, double eps, size_t def, double *loss);
+
+/*
+ * The best window: B on [*lo, *hi) (0 <= lo <= hi <= n; an empty window is
+ * returned as lo == hi == n).  Ties go to the default window [def_lo,
+ * def_hi), then to the narrowest.  Returns the least loss.
+ */
+double xo_window(const double *r, size_t n, double eps, size_t def_lo, size_t def_hi, size_t *lo, size_t *hi);
+
+/*
+ * Index of the first grid value >= v (n when v is above them all): where a
+ * threshold of value v falls on the grid.
+ */
+size_t xo_index(const double *x, size_t n, double v);
+
+#endif /* MEMASM_TUNE_CROSSOVER_H */
