@@ -4,8 +4,8 @@
 # development instrument whose peers (LLVM libc, musl) are objects taken from
 # the build machine's archives, and it links libmemasm statically (libtool
 # -static) so the binary runs from the build tree without a wrapper script
-# and measures exactly the library that was just built.  (The tool that is
-# installed is memasm-info; there is no tuner yet.)
+# and measures exactly the library that was just built.  Its measuring
+# engine, bench/engine.c, is memasm-tune's too (tune/local.mk).
 #
 # `make bench` runs the quick default set; pass options with
 # `make bench BENCH_FLAGS='--full --csv out.csv --plot out.png'`.

@@ -57,6 +57,7 @@
 #define MAX_KEYS 16
 #define MAX_POINTS 64
 #define MAX_VERIFY 10
+#define MAX_TRIES 3
 /* Differences within this band are noise (paired medians of a shared VM
  * agree to about 1 %); it is also the margin a new value must win by. */
 #define EPS 0.02
@@ -283,6 +284,14 @@ static void measure(const struct wlset *s, size_t n, const struct cand *cands, i
         out[k] = exp(lsum[k] / s->n);
 }
 
+/* Quantile q of v[0..n) (n <= MAX_VERIFY), v left as it is. */
+static double quantile_of(const double *v, size_t n, double q)
+{
+    double tmp[MAX_VERIFY];
+    memcpy(tmp, v, n * sizeof *v);
+    return bench_quantile(tmp, n, q);
+}
+
 /* ---- knobs -------------------------------------------------------------- */
 
 enum knob_kind {
@@ -349,6 +358,7 @@ struct outcome {
     double r[MAX_POINTS];  /* time(B) / time(A) per grid point     */
     double spread[MAX_POINTS]; /* half the IQR of that, relative    */
     size_t npoints;
+    int tries;             /* points measured again (ambiguous)    */
     size_t fixed_n;        /* K_DIST: the size of the moves        */
     char remark[400];
     /* verification */
@@ -492,10 +502,22 @@ static void tune_knob(size_t ki, struct tcfg *cur)
         struct wlset s;
         size_t n = k->kind == K_DIST ? fixed : o->grid[i];
         knob_workloads(k, &s, k->kind == K_DIST ? o->grid[i] : 0);
-        double t[2], sp[2];
-        measure(&s, n, cands, 2, 0, t, sp);
-        o->r[i] = t[1];
-        o->spread[i] = sp[1];
+        /* A point whose difference is not clear of its spread is measured
+         * again, up to MAX_TRIES times in all, and the median of the tries
+         * taken: their spread shrinks as the square root of their number
+         * (GMP's tuneup repeats until runs agree, in the same spirit). */
+        double rs[MAX_TRIES], sps[MAX_TRIES], t[2], sp[2];
+        int tries = 0;
+        do {
+            measure(&s, n, cands, 2, 0, t, sp);
+            rs[tries] = t[1];
+            sps[tries] = sp[1];
+            tries++;
+            o->r[i] = quantile_of(rs, (size_t)tries, 0.5);
+            o->spread[i] = quantile_of(sps, (size_t)tries, 0.5) / sqrt(tries);
+        } while (tries < MAX_TRIES && o->spread[i] > EPS / 2 && fabs(log(o->r[i])) <= log1p(2 * o->spread[i]));
+        o->tries += tries - 1;
+        sp[1] = o->spread[i];
         if (sp[1] > spread_max)
             spread_max = sp[1];
         if (opt.verbose)
@@ -562,8 +584,14 @@ static void tune_knob(size_t ki, struct tcfg *cur)
         o->lo = NEVER;
         if (k->key_hi)
             o->hi = NEVER;
-        snprintf(o->remark, sizeof o->remark, "%s never wins on this CPU: at best %.2fx the %s (%s), %s%s measured%s",
-                 k->b, 1 / best_b, k->a, sz(o->grid[best_i], b1, sizeof b1), span, where, "");
+        if (best_b < 1)
+            snprintf(o->remark, sizeof o->remark,
+                     "%s never wins clearly on this CPU: at best %.2fx the %s (%s, within the spread there or too "
+                     "few points to pay), %s%s measured",
+                     k->b, 1 / best_b, k->a, sz(o->grid[best_i], b1, sizeof b1), span, where);
+        else
+            snprintf(o->remark, sizeof o->remark, "%s never wins on this CPU: at best %.2fx the %s (%s), %s%s measured",
+                     k->b, 1 / best_b, k->a, sz(o->grid[best_i], b1, sizeof b1), span, where);
     } else {
         o->lo = index_value(k, o, lo);
         if (k->key_hi)
@@ -747,12 +775,6 @@ static void append(char *buf, size_t cap, size_t *len, const char *fmt, ...)
     va_end(ap);
 }
 
-static double quantile_of(const double *v, size_t n, double q)
-{
-    double tmp[MAX_VERIFY];
-    memcpy(tmp, v, n * sizeof *v);
-    return bench_quantile(tmp, n, q);
-}
 
 static double max_of(const double *v, size_t n)
 {
