@@ -259,6 +259,7 @@ static struct {
     size_t size_lo, size_hi;
     int pow2;
     int sizes_given;
+    int readback;       /* each call followed by a read of its destination */
     const char *csv;
     const char *plot;
     const char *ref;
@@ -622,6 +623,8 @@ static void print_header(void)
            "samples >= %.0f us (cold x5), median; clock CLOCK_MONOTONIC; seed %#llx; threads %d; pin %s\n",
            eng.rounds, eng.min_time_us, (unsigned long long)eng.seed, eng.threads,
            eng.pin < 0 ? "no" : eng.threads > 1 ? "thread i on CPU pin+i" : "yes");
+    if (opt.readback)
+        printf("readback: every call is followed by one read of each cache line of its destination, timed\n");
     printf("cold runs: pool of %s per thread (visited in random order), sizes %s%s; LLC %s%s\n",
            bench_format_size(opt.cold_pool, b1, sizeof b1),
            HAVE_FLUSH && !opt.full && !opt.sizes_given ? "up to 1M and 64M.." : "up to ",
@@ -716,6 +719,8 @@ static void usage(FILE *f)
 "  --sizes LO:HI        sweep sizes, e.g. 1:64K or 1M:256M (K/M/G binary)\n"
 "  --pow2               powers of two only (default also the x1.5 points)\n"
 "  --no-sweep           only the size mixes;   --no-mix   only the sweeps\n"
+"  --readback           every call followed by one read of its destination (the\n"
+"                       cost of using the data, memasm-tune's default objective)\n"
 "Candidates (default: memasm, the system libc, llvm-libc, musl):\n"
 "  --candidates LIST    any of memasm,glibc,llvm-libc,musl\n"
 "  --kernel NAME        add one libmemasm kernel by name (repeatable; --list)\n"
@@ -798,6 +803,7 @@ static void add_workload(enum op_kind op, enum align_kind al, int cold, int mix,
     w->cold = cold;
     w->edge = edge;
     w->mix = mix;
+    w->readback = opt.readback;
     if (mix)
         snprintf(w->name, sizeof w->name, "%s mix (SPEC CPU2017 sizes and alignments), %s", op_names[op],
                  temp_name(w));
@@ -874,7 +880,7 @@ int main(int argc, char **argv)
 {
     enum {
         O_FULL = 256, O_OP, O_ALIGN, O_TEMP, O_SIZES, O_POW2, O_NOSWEEP, O_NOMIX, O_CANDS, O_KERNEL, O_LIB, O_REF,
-        O_SELF, O_ISA, O_THR, O_ROUNDS, O_MINTIME, O_THREADS, O_PIN, O_SEED, O_POOL, O_LLC, O_CSV, O_PLOT,
+        O_SELF, O_ISA, O_THR, O_ROUNDS, O_MINTIME, O_THREADS, O_PIN, O_SEED, O_POOL, O_LLC, O_CSV, O_PLOT, O_READBACK,
         O_LIST, O_HELP
     };
     static const struct option lo[] = {
@@ -891,6 +897,7 @@ int main(int argc, char **argv)
         {"seed", required_argument, 0, O_SEED},    {"cold-pool", required_argument, 0, O_POOL},
         {"llc", required_argument, 0, O_LLC},      {"csv", required_argument, 0, O_CSV},
         {"plot", required_argument, 0, O_PLOT},    {"list", no_argument, 0, O_LIST},
+        {"readback", no_argument, 0, O_READBACK},
         {"help", no_argument, 0, O_HELP},          {0, 0, 0, 0},
     };
     const char *cand_list = NULL;
@@ -977,6 +984,7 @@ int main(int argc, char **argv)
             break;
         case O_CSV: opt.csv = optarg; break;
         case O_PLOT: opt.plot = optarg; break;
+        case O_READBACK: opt.readback = 1; break;
         case O_LIST: list = 1; break;
         case 'h':
         case O_HELP: usage(stdout); return 0;

@@ -435,6 +435,13 @@ static size_t value_index(const struct knob *k, const struct outcome *o, size_t 
 
 static size_t index_value(const struct knob *k, const struct outcome *o, size_t i)
 {
+    /* A distance key cannot say "never": the kernel compares it with
+     * src - dst, which for a destination above the source wraps to nearly
+     * 2^64, so "never" would also stop rep movsb for those copies.  B
+     * losing at every distance measured means "not below twice the largest
+     * of them". */
+    if (i >= o->npoints && k->kind == K_DIST)
+        return o->npoints ? 2 * o->grid[o->npoints - 1] : NEVER;
     if (i >= o->npoints)
         return NEVER;
     return k->kind == K_HALF ? o->grid[i] / 2 : o->grid[i];
@@ -581,7 +588,7 @@ static void tune_knob(size_t ki, struct tcfg *cur)
         return;
     }
     if (lo >= n || lo == hi) {
-        o->lo = NEVER;
+        o->lo = index_value(k, o, n);
         if (k->key_hi)
             o->hi = NEVER;
         if (best_b < 1)
