@@ -319,7 +319,7 @@ struct knob {
 static const struct knob knobs[] = {
 #if defined(__x86_64__)
     {"memcpy.erms_min", "memcpy.erms_max", K_WINDOW, "4xVEC loop", "rep movsb", OP_MEMCPY,
-     A_(AL_ALIGNED) | A_(AL_RANDOM), 0, 0, 2048, (size_t)128 << 20, (size_t)64 << 20},
+     A_(AL_ALIGNED) | A_(AL_RANDOM), 1, 0, 2048, (size_t)128 << 20, (size_t)64 << 20},
     {"memcpy.nt_min", NULL, K_SINGLE, "cached stores", "non-temporal stores", OP_MEMCPY, A_(AL_ALIGNED), 1, 0,
      (size_t)256 << 10, (size_t)128 << 20, (size_t)64 << 20},
     {"memcpy.alias_nt_min", NULL, K_SINGLE, "cached copy", "backward non-temporal loop", OP_MEMCPY, A_(AL_ALIAS4K),
@@ -330,7 +330,7 @@ static const struct knob knobs[] = {
      A_(AL_ALIGNED), 0, 0, (size_t)1 << 20, (size_t)128 << 20, (size_t)64 << 20},
     {"memcpy.bwd_prefetch_min", "memcpy.bwd_prefetch_max", K_WINDOW, "plain backward loop", "prefetching backward loop",
      OP_MOVE_BWD, A_(AL_ALIGNED), 0, 0, (size_t)16 << 10, (size_t)4 << 20, (size_t)4 << 20},
-    {"memset.erms_min", "memset.erms_max", K_WINDOW, "4xVEC loop", "rep stosb", OP_MEMSET, A_(AL_ALIGNED), 0, 0,
+    {"memset.erms_min", "memset.erms_max", K_WINDOW, "4xVEC loop", "rep stosb", OP_MEMSET, A_(AL_ALIGNED), 1, 0,
      2048, (size_t)128 << 20, (size_t)64 << 20},
     {"memset.nt_min", NULL, K_SINGLE, "cached stores", "non-temporal stores", OP_MEMSET, A_(AL_ALIGNED), 1, 0,
      (size_t)256 << 10, (size_t)128 << 20, (size_t)64 << 20},
@@ -365,6 +365,7 @@ struct outcome {
     size_t nverify;
     double v_oracle[MAX_VERIFY]; /* time(tuned) / time(best of A, B) */
     double v_default[MAX_VERIFY]; /* time(tuned) / time(defaults)    */
+    double v_noise[MAX_VERIFY];   /* the defaults against themselves  */
     size_t v_size[MAX_VERIFY];
 };
 
@@ -771,21 +772,36 @@ static void verify_knob(size_t ki, const struct tcfg *tuned)
     size_t nv = verify_sizes(o, vs);
     struct tcfg a, b;
     knob_strategies(k, tuned, &a, &b);
-    struct cand cands[4];
+    /* The defaults run twice, as two candidates: how far apart two
+     * identical configurations land is the noise floor of the figures. */
+    struct cand cands[5];
     make_cand(&cands[0], "tuned", tuned);
     make_cand(&cands[1], "defaults", &cfg_default);
     make_cand(&cands[2], k->a, &a);
     make_cand(&cands[3], k->b, &b);
+    make_cand(&cands[4], "defaults#2", &cfg_default);
     for (size_t i = 0; i < nv; i++) {
         struct wlset s;
         size_t n = k->kind == K_DIST ? o->fixed_n : vs[i];
         knob_workloads(k, &s, k->kind == K_DIST ? vs[i] : 0);
-        double t[4], sp[4];
-        measure(&s, n, cands, 4, 0, t, sp);
-        double best = t[2] < t[3] ? t[2] : t[3];
+        /* t[] is relative to the tuned file (t[0] = 1); a size where the
+         * tuned file looks slower than the defaults or the oracle by more
+         * than 2 % is measured again (up to MAX_TRIES in all) and the
+         * median of each figure taken, as on the grid. */
+        double orc[MAX_TRIES], def[MAX_TRIES], noise[MAX_TRIES];
+        int tries = 0;
+        do {
+            double t[5], sp[5];
+            measure(&s, n, cands, 5, 0, t, sp);
+            orc[tries] = 1 / (t[2] < t[3] ? t[2] : t[3]);
+            def[tries] = 1 / t[1];
+            noise[tries] = t[4] > t[1] ? t[4] / t[1] : t[1] / t[4];
+            tries++;
+            o->v_oracle[i] = quantile_of(orc, (size_t)tries, 0.5);
+            o->v_default[i] = quantile_of(def, (size_t)tries, 0.5);
+            o->v_noise[i] = quantile_of(noise, (size_t)tries, 0.5);
+        } while (tries < MAX_TRIES && (o->v_oracle[i] > 1 + EPS || o->v_default[i] > 1 + EPS));
         o->v_size[i] = vs[i];
-        o->v_oracle[i] = 1 / best;   /* t are relative to tuned (t[0] = 1) */
-        o->v_default[i] = 1 / t[1];
     }
     o->nverify = nv;
 }
@@ -863,9 +879,10 @@ static void header_text(char *buf, size_t cap, double seconds)
             const struct outcome *o = &outcomes[ki];
             if (!o->nverify)
                 continue;
-            append(buf, cap, &len, "  %-24s oracle %.3f / %.3f   defaults %.3f / %.3f   (%zu sizes)\n", knobs[ki].key,
-                   quantile_of(o->v_oracle, o->nverify, 0.5), max_of(o->v_oracle, o->nverify),
-                   quantile_of(o->v_default, o->nverify, 0.5), max_of(o->v_default, o->nverify), o->nverify);
+            append(buf, cap, &len, "  %-24s oracle %.3f / %.3f   defaults %.3f / %.3f   noise %.3f   (%zu sizes)\n",
+                   knobs[ki].key, quantile_of(o->v_oracle, o->nverify, 0.5), max_of(o->v_oracle, o->nverify),
+                   quantile_of(o->v_default, o->nverify, 0.5), max_of(o->v_default, o->nverify),
+                   max_of(o->v_noise, o->nverify), o->nverify);
         }
         append(buf, cap, &len, "  mixes: memcpy %.3f, memset %.3f of the defaults' time\n", mix_default[0],
                mix_default[1]);
@@ -894,21 +911,23 @@ static void print_summary(const struct tcfg *tuned, double seconds)
     if (opt.no_verify)
         return;
     printf("\ncheck on sizes between the grid points (time of the tuned file over: the best strategy at that size,"
-           " and the defaults; 1.000 = as fast):\n");
-    printf("%-24s %6s %8s %8s %9s %9s\n", "knob", "sizes", "oracle", "worst", "defaults", "worst");
+           " and the defaults; 1.000 = as fast; noise: the worst gap between the defaults and themselves):\n");
+    printf("%-24s %6s %8s %8s %9s %9s %9s\n", "knob", "sizes", "oracle", "worst", "defaults", "worst",
+           "noise");
     for (size_t ki = 0; ki < NKNOBS; ki++) {
         const struct outcome *o = &outcomes[ki];
         if (!o->nverify) {
             printf("%-24s %6s %s\n", knobs[ki].key, "-", o->skipped ? "not measured (see above)" : "no sizes");
             continue;
         }
-        printf("%-24s %6zu %8.3f %8.3f %9.3f %9.3f\n", knobs[ki].key, o->nverify,
+        printf("%-24s %6zu %8.3f %8.3f %9.3f %9.3f %9.3f\n", knobs[ki].key, o->nverify,
                quantile_of(o->v_oracle, o->nverify, 0.5), max_of(o->v_oracle, o->nverify),
-               quantile_of(o->v_default, o->nverify, 0.5), max_of(o->v_default, o->nverify));
+               quantile_of(o->v_default, o->nverify, 0.5), max_of(o->v_default, o->nverify),
+               max_of(o->v_noise, o->nverify));
         if (opt.verbose)
             for (size_t i = 0; i < o->nverify; i++)
-                printf("    %-10s oracle %.3f defaults %.3f\n", sz(o->v_size[i], b1, sizeof b1), o->v_oracle[i],
-                       o->v_default[i]);
+                printf("    %-10s oracle %.3f defaults %.3f noise %.3f\n", sz(o->v_size[i], b1, sizeof b1),
+                       o->v_oracle[i], o->v_default[i], o->v_noise[i]);
     }
     printf("%-24s %6s %8s %8s %9.3f\n", "memcpy mix (hot)", "1", "", "", mix_default[0]);
     printf("%-24s %6s %8s %8s %9.3f\n", "memset mix (hot)", "1", "", "", mix_default[1]);
