@@ -30,7 +30,7 @@ memasm_tune_LDFLAGS = -static
 memasm_tune_LDADD = libmemasm.la -lpthread -lm
 
 dist_man_MANS += doc/memasm-tune.1
-EXTRA_DIST += tune/README.md
+EXTRA_DIST += tune/README.md doc/tuning-x86_64.md
 
 TUNE_FLAGS =
 TUNE_OUTPUT = memasm.conf
