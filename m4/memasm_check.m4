@@ -1,14 +1,19 @@
 # memasm_check.m4 -- find the Check unit-test framework.
 #
 # MEMASM_CHECK_LIB
-#   --with-check=DIR for a Check installed in a private prefix (the riscv64
-#   cross build gets one from ./bootstrap).  Check is optional for building
+#   --with-check=DIR for a Check installed in a private prefix.  Without it,
+#   the prefix ./bootstrap --cross builds for a host that Debian has no
+#   package for ($srcdir/.deps-local/$host_cpu: riscv64) is used when it is
+#   there, so a cross build needs no option.  Check is optional for building
 #   the library; without it 'make check' stops with a message naming the
 #   package.  Sets CHECK_CFLAGS, CHECK_LIBS and the HAVE_CHECK conditional.
 AC_DEFUN([MEMASM_CHECK_LIB], [
   AC_ARG_WITH([check],
     [AS_HELP_STRING([--with-check=DIR], [prefix where Check is installed])],
     [], [with_check=check])
+  AS_IF([test "x$with_check" = xcheck], [
+    memasm_local=`cd "$srcdir" && pwd`/.deps-local/$host_cpu
+    AS_IF([test -f "$memasm_local/include/check.h"], [with_check=$memasm_local])])
   CHECK_CFLAGS=
   CHECK_LIBS=
   memasm_check_ldflags=
