@@ -39,7 +39,7 @@ static _Thread_local int init_here;      /* this thread is inside memasm_init */
  * pointers for the rest, or straight to the AVX-512 kernel when it is the
  * one installed (an indirect jump cost 10-20% at 1-256 bytes there). */
 #if !defined(__x86_64__)
-void *memasm_memcpy(void *restrict dst, const void *restrict src, size_t n)
+void *memasm_memcpy(void *dst, const void *src, size_t n)
 {
     return atomic_load_explicit(&memasm_cur_memcpy, memory_order_relaxed)(dst, src, n);
 }

@@ -25,9 +25,6 @@
 
 #ifdef __cplusplus
 extern "C" {
-#define MEMASM_RESTRICT
-#else
-#define MEMASM_RESTRICT restrict
 #endif
 
 #if defined(__GNUC__)
@@ -44,10 +41,10 @@ extern "C" {
  * Copy n bytes from src to dst and return dst.  The regions must not overlap,
  * except that dst == src (self-copy, which compilers emit for struct
  * self-assignment) is allowed and leaves the bytes unchanged.  n == 0 touches
- * neither pointer.
+ * neither pointer.  The parameters are not restrict-qualified because they
+ * may alias (dst == src); that also keeps this header valid C89 and C++.
  */
-MEMASM_API void *memasm_memcpy(void *MEMASM_RESTRICT dst,
-                               const void *MEMASM_RESTRICT src, size_t n);
+MEMASM_API void *memasm_memcpy(void *dst, const void *src, size_t n);
 
 /* Copy n bytes from src to dst, regions may overlap in any way; return dst. */
 MEMASM_API void *memasm_memmove(void *dst, const void *src, size_t n);
@@ -142,7 +139,8 @@ MEMASM_API int memasm_isa_set_cap(const char *name);
 /*
  * Size thresholds in bytes that steer strategies inside the kernels.  Keys
  * are the configuration file's ("memcpy.erms_min", "memset.nt_min", ...); see
- * README.md for each key, its default and its legal range.  Only the keys of
+ * memasm.conf(5) for each key and its default; memasm-info --json prints each
+ * key's legal range.  Only the keys of
  * this build's architecture are listed; all are valid names in the
  * configuration.
  */

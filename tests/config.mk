@@ -15,3 +15,13 @@ endif
 # every key of every architecture are accepted back through MEMASM_CONFIG.
 TESTS += tests/config-roundtrip.sh
 EXTRA_DIST += tests/config-roundtrip.sh tests/config-data
+
+# include/memasm.h as C89, C99, C11, C++11 and C++17, warnings as errors,
+# with configure's CC (written to tests/header-compile.env) and the gcc,
+# clang, g++ and clang++ found on PATH.
+TESTS += tests/header-compile.sh
+EXTRA_DIST += tests/header-compile.sh
+CLEANFILES += tests/header-compile.env
+tests/header-compile.log: tests/header-compile.env
+tests/header-compile.env: Makefile
+	$(AM_V_GEN)$(MKDIR_P) tests && echo "CONFIGURED_CC='$(CC)'" > $@
