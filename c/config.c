@@ -230,7 +230,9 @@ static int equals(const char *p, size_t n, const char *s)
 }
 
 /* Unsigned decimal, optional K/M/G (powers of 1024), or "never" when
- * allow_never; the whole token, overflow detected.  0 or -1. */
+ * allow_never; the whole token.  0; NOT_A_NUMBER; TOO_LARGE for digits
+ * (and suffix) whose value does not fit in 64 bits. */
+enum { NOT_A_NUMBER = -1, TOO_LARGE = -2 };
 static int parse_number(const char *p, size_t n, int allow_never, uint64_t *out)
 {
     if (allow_never && equals(p, n, "never")) {
@@ -243,18 +245,19 @@ static int parse_number(const char *p, size_t n, int allow_never, uint64_t *out)
         n--;
     }
     if (n == 0)
-        return -1;
+        return NOT_A_NUMBER;
     uint64_t v = 0;
+    int overflow = 0;
     for (size_t i = 0; i < n; i++) {
         if (p[i] < '0' || p[i] > '9')
-            return -1;
+            return NOT_A_NUMBER;
         unsigned d = (unsigned)(p[i] - '0');
         if (v > (UINT64_MAX - d) / 10)
-            return -1;
+            overflow = 1; /* keep going: a later non-digit makes it no number */
         v = v * 10 + d;
     }
-    if (shift && v > (UINT64_MAX >> shift))
-        return -1;
+    if (overflow || (shift && v > (UINT64_MAX >> shift)))
+        return TOO_LARGE;
     *out = v << shift;
     return 0;
 }
@@ -268,6 +271,45 @@ static int in_list(const char *const *list, size_t count, const char *p, size_t 
 }
 
 /* ---- one entry: "key = value" ------------------------------------------ */
+
+/* "key = value is <what> (legal: min to max)"; with never, the bounds as
+ * the format writes them (UINT64_MAX is "never"), else in digits. */
+static int range_fail(struct cfg *c, int source, unsigned line, const char *k, size_t kn,
+                      const char *v, size_t vn, const char *what, uint64_t min, uint64_t max,
+                      int never)
+{
+    struct msg m;
+    fail_at(c, &m, source, line);
+    m_bad(&m, k, kn);
+    m_str(&m, " = ");
+    m_bad(&m, v, vn);
+    m_str(&m, what);
+    m_str(&m, " (legal: ");
+    if (never)
+        m_value(&m, min);
+    else
+        m_num(&m, min);
+    m_str(&m, " to ");
+    if (never)
+        m_value(&m, max);
+    else
+        m_num(&m, max);
+    m_str(&m, ")");
+    return -1;
+}
+
+/* The value of k that parse_number() refused with r (never: whether the
+ * key takes "never"; min, max: its legal range). */
+static int number_fail(struct cfg *c, int source, unsigned line, int r, const char *k, size_t kn,
+                       const char *v, size_t vn, uint64_t min, uint64_t max, int never)
+{
+    if (r == TOO_LARGE)
+        return range_fail(c, source, line, k, kn, v, vn, " is too large", min, max, never);
+    return fail(c, source, line,
+                never ? "not a number (digits, optional K/M/G, or never):"
+                      : "not a number (digits, optional K/M/G):",
+                v, vn, NULL);
+}
 
 static int entry(struct cfg *c, int source, unsigned line, const char *p, size_t n)
 {
@@ -286,24 +328,13 @@ static int entry(struct cfg *c, int source, unsigned line, const char *p, size_t
         return fail(c, source, line, "'=' in the value of", k, kn, " (one 'key = value' per entry)");
 
     uint64_t x;
+    int r;
     const struct memasm_threshold_def *d = memasm_threshold_lookup(k, kn);
     if (d) {
-        if (parse_number(v, vn, 1, &x) < 0)
-            return fail(c, source, line, "not a number (digits, optional K/M/G, or never):", v, vn,
-                        NULL);
-        if (x < d->min || x > d->max) {
-            struct msg m;
-            fail_at(c, &m, source, line);
-            m_str(&m, d->key);
-            m_str(&m, " = ");
-            m_bad(&m, v, vn);
-            m_str(&m, " is out of range (legal: ");
-            m_value(&m, d->min);
-            m_str(&m, " to ");
-            m_value(&m, d->max);
-            m_str(&m, ")");
-            return -1;
-        }
+        if ((r = parse_number(v, vn, 1, &x)) < 0)
+            return number_fail(c, source, line, r, k, kn, v, vn, d->min, d->max, 1);
+        if (x < d->min || x > d->max)
+            return range_fail(c, source, line, k, kn, v, vn, " is out of range", d->min, d->max, 1);
         c->thr[d->index] = x;
         c->thr_src[d->index] = (unsigned char)source;
         c->thr_line[d->index] = line;
@@ -311,9 +342,8 @@ static int entry(struct cfg *c, int source, unsigned line, const char *p, size_t
     }
     if (in_list(memasm_config_all_keys, memasm_config_all_keys_count, k, kn)) {
         /* Another architecture's key: checked, then ignored. */
-        if (parse_number(v, vn, 1, &x) < 0)
-            return fail(c, source, line, "not a number (digits, optional K/M/G, or never):", v, vn,
-                        NULL);
+        if ((r = parse_number(v, vn, 1, &x)) < 0)
+            return number_fail(c, source, line, r, k, kn, v, vn, 0, UINT64_MAX, 1);
         return 0;
     }
     if (equals(k, kn, "isa")) {
@@ -354,15 +384,15 @@ static int entry(struct cfg *c, int source, unsigned line, const char *p, size_t
                     return fail(c, source, line, "name too long:", v, vn, NULL);
                 memcpy(c->fp_name[f], v, vn);
                 c->fp_name[f][vn] = '\0';
-            } else if (parse_number(v, vn, 0, &c->fp_num[f]) < 0) {
-                return fail(c, source, line, "not a number (digits, optional K/M/G):", v, vn, NULL);
+            } else if ((r = parse_number(v, vn, 0, &c->fp_num[f])) < 0) {
+                return number_fail(c, source, line, r, k, kn, v, vn, 0, UINT64_MAX, 0);
             }
             c->fp_have |= 1u << f;
             c->fp_line[f] = line;
             return 0;
         }
     }
-    return fail(c, source, line, "unknown key", k, kn, " (keys: doc/configuration.md)");
+    return fail(c, source, line, "unknown key", k, kn, " (keys: memasm.conf(5))");
 }
 
 /* ---- the two formats ---------------------------------------------------- */

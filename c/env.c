@@ -14,7 +14,8 @@
  *   MEMASM_TUNABLES=k=v:k=v   the same keys inline, applied after the file
  *   MEMASM_ISA=<level>        cap the ISA level (the lower of this and the
  *                             configuration's 'isa' wins)
- *   MEMASM_DEBUG=1            say on stderr what was applied
+ *   MEMASM_DEBUG=<n>          say on stderr what was applied: a decimal
+ *                             number, on unless it is 0; empty is off
  */
 #include "config.h"
 
@@ -36,6 +37,13 @@
 const char memasm_config_system_file[] = MEMASM_SYSCONF_FILE;
 
 static int env_isa_applied; /* MEMASM_ISA set the cap in force */
+
+/* The values ignored (MEMASM_DEBUG, MEMASM_ISA), each as its line without
+ * the "libmemasm: " prefix, for memasm-info. */
+#define ENV_PROBLEMS_MAX 2
+static char env_problem[ENV_PROBLEMS_MAX][256];
+static int env_problems;
+static int env_debug; /* MEMASM_DEBUG is on */
 
 /* Append src (at most n bytes) to buf[*len..cap), dropping what doesn't fit.
  * When untrusted, control and non-ASCII bytes become '?' and the text is cut
@@ -68,6 +76,49 @@ void memasm_diag(const char *msg, const char *bad, size_t bad_len, const char *t
     errno = saved;
 }
 
+/* The value v (n bytes) of a variable was ignored: one line on stderr,
+ * msg, the value made printable, tail; kept for memasm_env_problem(). */
+static void ignored(const char *msg, const char *v, size_t n, const char *tail)
+{
+    if (env_problems == ENV_PROBLEMS_MAX)
+        return;
+    char *line = env_problem[env_problems++];
+    size_t len = 0, cap = sizeof env_problem[0];
+    put(line, &len, cap, msg, strlen(msg), 0);
+    put(line, &len, cap, v, n, 1);
+    put(line, &len, cap, tail, strlen(tail), 0);
+    line[len] = '\0';
+    memasm_diag(line, NULL, 0, NULL);
+}
+
+const char *memasm_env_problem(int i)
+{
+    return i >= 0 && i < env_problems ? env_problem[i] : NULL;
+}
+
+int memasm_env_debug(void)
+{
+    return env_debug;
+}
+
+/* MEMASM_DEBUG: decimal digits, on unless they are all 0; unset or empty is
+ * off; anything else is ignored (off) with one line. */
+static int debug_wanted(void)
+{
+    const char *v = getenv("MEMASM_DEBUG");
+    if (!v)
+        return 0;
+    size_t n = strnlen(v, ENV_VALUE_MAX + 1), i;
+    int on = 0;
+    for (i = 0; i < n && v[i] >= '0' && v[i] <= '9'; i++)
+        on |= v[i] != '0';
+    if (i == n && n <= ENV_VALUE_MAX)
+        return on;
+    ignored("MEMASM_DEBUG: '", v, n,
+            "' ignored (a decimal number: 1 or more is on; 0 or empty is off)");
+    return 0;
+}
+
 /* MEMASM_ISA=<level>: cap the ISA level.  An unknown value is ignored with
  * one line on stderr; a level above the CPU's cannot raise anything, and a
  * lower 'isa' from the configuration stays in force. */
@@ -89,7 +140,7 @@ static void apply_isa(void)
         }
         tail[len++] = ')';
         tail[len] = '\0';
-        memasm_diag("MEMASM_ISA: unknown level '", v, n, tail);
+        ignored("MEMASM_ISA: unknown level '", v, n, tail);
         return;
     }
     int cfg = memasm_config_isa(NULL);
@@ -106,8 +157,8 @@ int memasm_env_isa_applied(void)
 
 void memasm_env_apply(void)
 {
-    const char *debug = getenv("MEMASM_DEBUG");
-    int dbg = debug && debug[0] == '1' && debug[1] == '\0';
+    env_problems = 0;
+    int dbg = env_debug = debug_wanted();
     const char *path = getenv("MEMASM_CONFIG"), *tunables = getenv("MEMASM_TUNABLES");
     if (path)
         memasm_config_load(path, tunables, dbg); /* "" reads no file */

@@ -203,6 +203,13 @@ const char *memasm_config_problem(void) MEMASM_HIDDEN;
 const char *memasm_config_file(int *system) MEMASM_HIDDEN;
 /* Non-zero when MEMASM_ISA set the ISA cap in force (c/env.c). */
 int memasm_env_isa_applied(void) MEMASM_HIDDEN;
+/* The i-th environment value memasm_env_apply() ignored (MEMASM_DEBUG,
+ * MEMASM_ISA), as its line without the "libmemasm: " prefix; NULL past the
+ * last (c/env.c). */
+const char *memasm_env_problem(int i) MEMASM_HIDDEN;
+/* Non-zero when MEMASM_DEBUG asked for debug output (a decimal number other
+ * than 0); 0 before memasm_init() and in a secure-execution process. */
+int memasm_env_debug(void) MEMASM_HIDDEN;
 
 /* Write a configuration file (fingerprint of this CPU, the ISA cap and every
  * threshold in force) into buf; returns the full length (like snprintf),

@@ -10,7 +10,11 @@
 #  4. which file memasm-info says was read: MEMASM_CONFIG= (empty) reads
 #     none, silently; a MEMASM_CONFIG path is named; with MEMASM_CONFIG unset
 #     stderr stays silent whatever the system file is (present, absent or
-#     refused), and the file line names it or says there is none.
+#     refused), and the file line names it or says there is none;
+#  5. memasm-info reports an ignored MEMASM_ISA or MEMASM_DEBUG as a problem
+#     (never "status ok"), in text and JSON, and names a bad option;
+#  6. --json writes "never" as a string, and sizes above 2^53 as strings of
+#     digits (a double, as jq reads JSON numbers, would round them).
 # Runs memasm-info under $TEST_EMULATOR on a cross build.
 set -u
 srcdir=${srcdir:-.}
@@ -78,5 +82,43 @@ sys_re='(none \(no system file /.*memasm\.conf\)|/.*memasm\.conf \(system file\)
 grep -E -q "^  file            $sys_re\$" "$tmp/unset.txt" ||
     fail "MEMASM_CONFIG unset: $(grep '^  file ' "$tmp/unset.txt")"
 grep '^  file ' "$tmp/unset.txt"
-echo "PASS: round trip ($keys keys), every-key.conf, broken file, which file"
+
+# 5. ignored environment values, bad options
+for var in MEMASM_ISA=avx9 MEMASM_DEBUG=yes; do
+    name=${var%%=*}
+    env MEMASM_CONFIG= "$var" $info >"$tmp/env.txt" 2>"$tmp/err" || fail "memasm-info ($var)"
+    [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "^libmemasm: $name: .*'${var#*=}' ignored" "$tmp/err" ||
+        fail "$var: expected one libmemasm: line: $(cat "$tmp/err")"
+    grep -q "^  status          $name: .*'${var#*=}' ignored" "$tmp/env.txt" ||
+        fail "$var: no status line: $(grep status "$tmp/env.txt")"
+    grep -q '^  status          ok$' "$tmp/env.txt" && fail "$var: status ok"
+    env MEMASM_CONFIG= "$var" $info --json >"$tmp/env.json" 2>/dev/null || fail "memasm-info --json ($var)"
+    grep -q "\"env_problems\":\[\"$name: [^\"]*'${var#*=}' ignored" "$tmp/env.json" ||
+        fail "$var: not in --json env_problems: $(cat "$tmp/env.json")"
+done
+grep -q '"env_problems":\[\]' "$tmp/empty.json" || fail "env_problems is not [] without problems"
+$info --bogus >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 2 ] || fail "memasm-info --bogus: exit status is not 2"
+[ -s "$tmp/out" ] && fail "memasm-info --bogus printed on stdout"
+[ "$(head -n 1 "$tmp/err")" = "memasm-info: unknown option '--bogus'" ] && grep -q '^usage: ' "$tmp/err" ||
+    fail "memasm-info --bogus: $(cat "$tmp/err")"
+
+# 6. sizes in --json: "never" and values beyond 2^53 as strings
+key=$(grep -o '"key":"[^"]*"' "$tmp/empty.json" | head -n 1 | cut -d'"' -f4)
+big=18014397435740160   # 16777215G, above 2^53
+for v in never 16777215G; do
+    MEMASM_CONFIG= MEMASM_TUNABLES="$key=$v" $info --json >"$tmp/big.json" 2>"$tmp/err" ||
+        fail "memasm-info --json ($key=$v)"
+    [ -s "$tmp/err" ] && fail "$key=$v: $(cat "$tmp/err")"
+    want=$v
+    [ "$v" = never ] || want=$big
+    grep -q "\"key\":\"$key\",\"value\":\"$want\"," "$tmp/big.json" ||
+        fail "$key=$v: --json value is not \"$want\": $(cat "$tmp/big.json")"
+    grep -q 18446744073709551615 "$tmp/big.json" && fail "--json writes never as a number"
+    if command -v jq >/dev/null 2>&1; then
+        got=$(jq -r --arg k "$key" '.thresholds[] | select(.key == $k) | .value' "$tmp/big.json")
+        [ "$got" = "$want" ] || fail "jq reads $key as $got, not $want"
+    fi
+done
+echo "PASS: round trip ($keys keys), every-key.conf, broken file, which file, problems, JSON sizes"
 exit 0

@@ -186,6 +186,8 @@ static int count_lines(const char *s)
         ck_assert_msg(count_lines(captured) == 1 && strncmp(captured, "libmemasm: ", 11) == 0,  \
                       "stderr is not one libmemasm: line: [%s]", captured);                     \
         ck_assert_msg(strstr(captured, (needle)) != NULL, "[%s] lacks [%s]", captured, (needle)); \
+        ck_assert_msg(!strstr(captured, "doc/") && !strstr(captured, ".md"),                    \
+                      "[%s] points to a file that is not installed", captured);                 \
         ck_assert_msg(at_defaults(), "a refused configuration changed something: %s", captured); \
         ck_assert_ptr_nonnull(memasm_config_problem());                                         \
     } while (0)
@@ -254,15 +256,40 @@ START_TEST(inline_bad)
     snprintf(s, sizeof s, "%s==1", key);
     REFUSED(NULL, s, "'=' in the value");
     snprintf(k, sizeof k, "%s", key);
-    const char *numbers[] = {"18446744073709551616", "-1", "1Q", "1 2", "0x10", "+5", "1k",
-                             "17179869184G", "99999999999999999999999", "K", "1KK", "never1"};
+    const char *numbers[] = {"-1", "1Q", "1 2", "0x10", "+5", "1k", "K", "1KK", "never1",
+                             "99999999999999999999999x", "99999999999999999999999 K"};
     for (size_t i = 0; i < sizeof numbers / sizeof numbers[0]; i++) {
         snprintf(s, sizeof s, "%s=%s", key, numbers[i]);
         REFUSED(NULL, s, "not a number");
     }
+    /* Digits that do not fit in 64 bits: too large, with the legal range. */
+    const char *large[] = {"18446744073709551616", "99999999999999999999999", "17179869184G",
+                           "20000000000G", "18014398509481984K"};
+    char want[256];
+    for (size_t i = 0; i < sizeof large / sizeof large[0]; i++) {
+        snprintf(s, sizeof s, "%s=%s", key, large[i]);
+        snprintf(want, sizeof want, "%s = %s is too large (legal: ", key, large[i]);
+        REFUSED(NULL, s, want);
+        ck_assert_msg(strstr(captured, " to never)\n") && !strstr(captured, "not a number"),
+                      "[%s]", captured);
+    }
+    /* Another architecture's key, and a fingerprint number, the same. */
+    for (size_t i = 0; i < memasm_config_all_keys_count; i++) {
+        const char *other = memasm_config_all_keys[i];
+        if (memasm_threshold_lookup(other, strlen(other)))
+            continue;
+        snprintf(s, sizeof s, "%s=99999999999999999999999", other);
+        snprintf(want, sizeof want, "%s = 99999999999999999999999 is too large (legal: 0 to never)",
+                 other);
+        REFUSED(NULL, s, want);
+        break;
+    }
+    REFUSED(write_text("l2.conf", "cpu.l2 = 20000000000G\n"), NULL,
+            ":1: cpu.l2 = 20000000000G is too large (legal: 0 to 18446744073709551615)");
     snprintf(s, sizeof s, "%s", key);
     REFUSED(NULL, s, "expected 'key = value'");
-    REFUSED(NULL, "nosuch.key=1", "unknown key 'nosuch.key'");
+    /* Messages point to what is installed: the manual page, not the sources. */
+    REFUSED(NULL, "nosuch.key=1", "unknown key 'nosuch.key' (keys: memasm.conf(5))\n");
     REFUSED(NULL, "isa=avx9", "unknown ISA level 'avx9'");
     REFUSED(NULL, "isa=", "empty value");
     REFUSED(NULL, "cpu=any", "belongs in the file");
@@ -1036,6 +1063,40 @@ START_TEST(constructor_reads_environment)
 }
 END_TEST
 
+/* MEMASM_DEBUG: a decimal number other than 0 is on, 0 and empty are off,
+ * anything else is ignored with one line saying what is accepted. */
+START_TEST(constructor_debug_values)
+{
+    if (emulated())
+        return;
+    char nocfg[] = "MEMASM_CONFIG=";
+    static char on[][48] = {"MEMASM_DEBUG=1", "MEMASM_DEBUG=2", "MEMASM_DEBUG=10",
+                            "MEMASM_DEBUG=007", "MEMASM_DEBUG=99999999999999999999999"};
+    static char off[][48] = {"MEMASM_DEBUG=0", "MEMASM_DEBUG=", "MEMASM_DEBUG=000"};
+    static char bad[][48] = {"MEMASM_DEBUG=yes", "MEMASM_DEBUG=-1", "MEMASM_DEBUG= 1",
+                             "MEMASM_DEBUG=1x", "MEMASM_DEBUG=0x1", "MEMASM_DEBUG=on"};
+    struct run r;
+    for (size_t i = 0; i < sizeof on / sizeof on[0]; i++) {
+        char *env[] = {nocfg, on[i], NULL};
+        probe_one_line(env, "libmemasm: debug: MEMASM_CONFIG is empty");
+    }
+    for (size_t i = 0; i < sizeof off / sizeof off[0]; i++) {
+        char *env[] = {nocfg, off[i], NULL};
+        run_probe(self, env, (uid_t)-1, 0, &r);
+        ck_assert_msg(r.err[0] == '\0', "%s printed: [%s]", off[i], r.err);
+    }
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char *env[] = {nocfg, bad[i], NULL}, want[160];
+        snprintf(want, sizeof want,
+                 "libmemasm: MEMASM_DEBUG: '%s' ignored (a decimal number: 1 or more is on; 0 or "
+                 "empty is off)\n",
+                 bad[i] + strlen("MEMASM_DEBUG="));
+        run_probe(self, env, (uid_t)-1, 0, &r);
+        ck_assert_str_eq(r.err, want); /* that line only: no debug output */
+    }
+}
+END_TEST
+
 /* The constructor with MEMASM_CONFIG unset tries the system file, and with
  * MEMASM_CONFIG= reads no file; either way MEMASM_TUNABLES applies and
  * nothing is printed without MEMASM_DEBUG=1. */
@@ -1142,6 +1203,8 @@ START_TEST(secure_execution_ignores_everything)
     ck_assert_int_eq(mkfifo(fifo, 0666), 0);
     snprintf(e_fifo, sizeof e_fifo, "MEMASM_CONFIG=%s", fifo);
     char *env_fifo[] = {e_fifo, e_tun, NULL};
+    char bad_dbg[] = "MEMASM_DEBUG=yes", bad_isa[] = "MEMASM_ISA=bogus";
+    char *env_ignored[] = {e_conf, bad_dbg, bad_isa, NULL};
 
     /* Watch the configuration file for opens. */
     int in = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
@@ -1162,8 +1225,8 @@ START_TEST(secure_execution_ignores_everything)
     /* Setuid: AT_SECURE, nothing applied, nothing printed, not opened. */
     uint64_t dv[MEMASM_THR_COUNT];
     defaults(dv);
-    char *const *envs[] = {env, env_bad, env_fifo};
-    for (int k = 0; k < 3; k++) {
+    char *const *envs[] = {env, env_bad, env_fifo, env_ignored};
+    for (int k = 0; k < 4; k++) {
         run_probe(suid, envs[k], user, group, &r);
         ck_assert_int_eq(probe_int(&r, "secure"), 1);
         ck_assert_str_eq(r.err, "");
@@ -1213,6 +1276,7 @@ static Suite *suite(void)
     tcase_add_test(t, system_file_bad_content);
     tcase_add_test(t, config_empty_reads_no_file);
     tcase_add_test(t, constructor_reads_environment);
+    tcase_add_test(t, constructor_debug_values);
     tcase_add_test(t, constructor_system_file_and_empty_config);
     tcase_add_test(t, secure_execution_ignores_everything);
     suite_add_tcase(s, t);

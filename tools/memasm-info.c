@@ -151,8 +151,15 @@ static void text_report(void)
     printf("  MEMASM_ISA      %s\n", env_or("MEMASM_ISA", "(unset)"));
     if (memasm_secure_mode())
         printf("  secure-execution process: MEMASM_* ignored\n");
+    /* One status line per problem: the configuration's, then each
+     * environment value ignored; "ok" only when there is none. */
     const char *p = memasm_config_problem();
-    printf("  status          %s\n", p ? p : "ok");
+    if (p)
+        printf("  status          %s\n", p);
+    for (int i = 0; memasm_env_problem(i); i++)
+        printf("  status          %s\n", memasm_env_problem(i));
+    if (!p && !memasm_env_problem(0))
+        printf("  status          ok\n");
 }
 
 static void json_str(const char *s)
@@ -168,6 +175,19 @@ static void json_str(const char *s)
             putchar(ch);
     }
     putchar('"');
+}
+
+/* A size: a JSON number when a double holds it exactly (up to 2^53, which
+ * jq and JavaScript read as doubles), "never" for UINT64_MAX, else the
+ * digits as a string. */
+static void json_size(uint64_t v)
+{
+    if (v == UINT64_MAX)
+        printf("\"never\"");
+    else if (v <= (uint64_t)1 << 53)
+        printf("%llu", (unsigned long long)v);
+    else
+        printf("\"%llu\"", (unsigned long long)v);
 }
 
 static void json_report(void)
@@ -191,7 +211,13 @@ static void json_report(void)
         json_str(features[i].name);
         first = 0;
     }
-    printf("]},\"caches\":{\"l1d\":%zu,\"l2\":%zu,\"l3\":%zu}", c->l1d, c->l2, c->l3);
+    printf("]},\"caches\":{\"l1d\":");
+    json_size(c->l1d);
+    printf(",\"l2\":");
+    json_size(c->l2);
+    printf(",\"l3\":");
+    json_size(c->l3);
+    printf("}");
     printf(",\"isa\":{\"cpu\":");
     json_str(memasm_isa_name(memasm_isa_cpu()));
     printf(",\"in_force\":");
@@ -210,9 +236,13 @@ static void json_report(void)
         const struct memasm_threshold_def *t = &memasm_threshold_defs[i];
         printf(i ? ",{\"key\":" : "{\"key\":");
         json_str(t->key);
-        printf(",\"value\":%llu,\"min\":%llu,\"max\":%llu,\"source\":",
-               (unsigned long long)memasm_thr[t->index], (unsigned long long)t->min,
-               (unsigned long long)t->max);
+        printf(",\"value\":");
+        json_size(memasm_thr[t->index]);
+        printf(",\"min\":");
+        json_size(t->min);
+        printf(",\"max\":");
+        json_size(t->max);
+        printf(",\"source\":");
         json_str(source_name(memasm_config_source(t->index)));
         printf(",\"doc\":");
         json_str(t->doc);
@@ -248,7 +278,12 @@ static void json_report(void)
         json_str(p);
     else
         printf("null");
-    printf("}}\n");
+    printf(",\"env_problems\":[");
+    for (int i = 0; memasm_env_problem(i); i++) {
+        printf(i ? "," : "");
+        json_str(memasm_env_problem(i));
+    }
+    printf("]}}\n");
 }
 
 static void config_file(void)
@@ -288,6 +323,12 @@ int main(int argc, char **argv)
     } else if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
         usage(stdout);
     } else {
+        if (argc > 2)
+            fprintf(stderr, "memasm-info: one option at most\n");
+        else if (argv[1][0] == '-')
+            fprintf(stderr, "memasm-info: unknown option '%s'\n", argv[1]);
+        else
+            fprintf(stderr, "memasm-info: unexpected argument '%s'\n", argv[1]);
         usage(stderr);
         return 2;
     }
