@@ -1,0 +1,77 @@
+# preload/local.mk -- libmemasm-preload.so, the drop-in library for
+# LD_PRELOAD; included from Makefile.am after every fragment that adds to
+# libmemasm_la_SOURCES.
+#
+# The module is self-contained: it is built from libmemasm's own sources
+# (compiled a second time with the same flags; the NASM objects are shared)
+# plus preload/preload.c, so LD_PRELOAD of this one file is enough and it
+# never depends on an installed libmemasm.so of another version.  It
+# exports exactly the names in preload/exports.sym (libtool writes the
+# version script, which makes everything else local: libmemasm's API,
+# cpu_features; no --exclude-libs, which would hide preload.c's archive too).
+#
+# Tests (native only; on a cross build they exit 77, LD_PRELOAD into host
+# programs makes no sense under qemu):
+#   preload/preload-functions.sh  the names resolve into the module; every
+#                                 function against a byte loop; the _chk
+#                                 variants abort; also under LD_BIND_NOW=1
+#   preload/preload-early.sh      a library's constructor, its malloc and 8
+#                                 threads copy before the module's
+#                                 constructor; also under LD_BIND_NOW=1
+#   preload/preload-debug.sh      MEMASM_DEBUG=1's exit lines; exit with
+#                                 threads running and from a signal handler
+#   preload/preload-exports.sh    nm -D lists exactly preload/exports.sym
+# make check-real: real programs with and without the module, outputs
+# compared byte for byte (preload/check-real.sh).
+
+lib_LTLIBRARIES += preload/libmemasm-preload.la
+preload_libmemasm_preload_la_SOURCES = $(libmemasm_la_SOURCES)
+preload_libmemasm_preload_la_CPPFLAGS = $(libmemasm_la_CPPFLAGS)
+preload_libmemasm_preload_la_LDFLAGS = -module -avoid-version -shared \
+	-export-symbols $(srcdir)/preload/exports.sym \
+	-Wl,-z,noexecstack $(CPU_FEATURES_LDFLAGS)
+preload_libmemasm_preload_la_LIBADD = preload/libpreload-entry.la $(CPU_FEATURES_LIBS)
+preload_libmemasm_preload_la_DEPENDENCIES = preload/libpreload-entry.la \
+	$(srcdir)/preload/exports.sym
+
+# The exported functions, compiled on their own with -fno-builtin (the
+# compiler must not treat their definitions as the builtins they replace).
+noinst_LTLIBRARIES += preload/libpreload-entry.la
+preload_libpreload_entry_la_SOURCES = preload/preload.c
+preload_libpreload_entry_la_CFLAGS = $(AM_CFLAGS) -fno-builtin
+
+EXTRA_DIST += preload/exports.sym preload/test-lib.sh preload/check-real.sh \
+	preload/preload-functions.sh preload/preload-early.sh \
+	preload/preload-debug.sh preload/preload-exports.sh
+
+# The test programs link the C library dynamically (LD_PRELOAD needs a
+# dynamic program); test-preload-early also links the early library.
+check_PROGRAMS += preload/test-preload preload/test-preload-early
+preload_test_cflags = $(AM_CFLAGS) -pthread -fno-tree-loop-distribute-patterns
+preload_test_preload_SOURCES = preload/test-preload.c
+preload_test_preload_CFLAGS = $(preload_test_cflags)
+preload_test_preload_LDADD = -ldl -lpthread
+preload_test_preload_early_SOURCES = preload/test-preload.c preload/test-early.h
+preload_test_preload_early_CPPFLAGS = $(AM_CPPFLAGS) -DTEST_EARLY
+preload_test_preload_early_CFLAGS = $(preload_test_cflags)
+preload_test_preload_early_LDFLAGS = -no-install
+preload_test_preload_early_LDADD = preload/libtest-early.la -ldl -lpthread
+
+# A shared library (-rpath makes libtool build one; it is never installed).
+check_LTLIBRARIES += preload/libtest-early.la
+preload_libtest_early_la_SOURCES = preload/test-early.c preload/test-early.h
+preload_libtest_early_la_CFLAGS = $(AM_CFLAGS) -pthread -fno-builtin
+preload_libtest_early_la_LDFLAGS = -rpath /nowhere -avoid-version -shared
+preload_libtest_early_la_LIBADD = -ldl -lpthread
+
+preload_tests = preload/preload-functions.sh preload/preload-early.sh \
+	preload/preload-debug.sh preload/preload-exports.sh
+TESTS += $(preload_tests)
+AM_TESTS_ENVIRONMENT += NM='$(NM)'; export NM;
+
+# CHECK_REAL_FLAGS=--mib N: the input size (default 256).
+CHECK_REAL_FLAGS =
+check-real: preload/libmemasm-preload.la
+	MEMASM_PRELOAD=$(abs_top_builddir)/preload/.libs/libmemasm-preload.so \
+	TEST_EMULATOR='$(TEST_EMULATOR)' bash $(srcdir)/preload/check-real.sh $(CHECK_REAL_FLAGS)
+.PHONY: check-real

@@ -1,0 +1,56 @@
+#!/bin/sh
+# preload-debug.sh -- MEMASM_DEBUG=1: one line per operation at exit.
+#
+#   - test-preload count 1000 makes 1000 calls of each of memcpy, memmove
+#     and memset: the lines say at least 1000 each and name a kernel;
+#   - without MEMASM_DEBUG, or with MEMASM_DEBUG=0, nothing on stderr;
+#   - exit() while 4 threads copy, and exit() from a signal handler: status
+#     0, the three lines, no crash.
+. "${srcdir:-.}/preload/test-lib.sh"
+
+# count_of OP FILE: the number on OP's line.
+count_of() {
+    sed -n "s/^libmemasm-preload: $1 \([0-9]*\) calls (kernel [a-z0-9_]*)\$/\1/p" "$2"
+}
+
+check_lines() { # NAME FILE MIN
+    for op in memcpy memmove memset; do
+        n=$(count_of $op "$2")
+        if [ -z "$n" ]; then
+            fail "$1: no '$op' line"
+        elif [ "$n" -lt "$3" ]; then
+            fail "$1: $op $n calls, expected at least $3"
+        fi
+    done
+}
+
+echo "== count 1000, MEMASM_DEBUG=1"
+LD_PRELOAD="$so" MEMASM_DEBUG=1 "$prog" count 1000 2>"$tmp".err || fail "count (status $?)"
+grep '^libmemasm-preload:' "$tmp".err
+check_lines count "$tmp".err 1000
+if [ "$(grep -c '^libmemasm-preload:' "$tmp".err)" -ne 3 ]; then
+    fail "expected exactly 3 libmemasm-preload lines"
+fi
+
+for v in unset 0; do
+    echo "== count 1000, MEMASM_DEBUG $v"
+    if [ $v = unset ]; then
+        (unset MEMASM_DEBUG; LD_PRELOAD="$so" "$prog" count 1000) 2>"$tmp".err
+    else
+        LD_PRELOAD="$so" MEMASM_DEBUG=$v "$prog" count 1000 2>"$tmp".err
+    fi || fail "count with MEMASM_DEBUG $v"
+    if [ -s "$tmp".err ]; then
+        cat "$tmp".err
+        fail "MEMASM_DEBUG $v: something on stderr"
+    fi
+done
+
+for mode in exit-threads exit-signal; do
+    echo "== $mode, MEMASM_DEBUG=1"
+    LD_PRELOAD="$so" MEMASM_DEBUG=1 "$prog" $mode 2>"$tmp".err
+    st=$?
+    cat "$tmp".err
+    [ $st -eq 0 ] || fail "$mode: status $st"
+    check_lines $mode "$tmp".err 1
+done
+exit $status

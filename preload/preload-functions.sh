@@ -1,0 +1,24 @@
+#!/bin/sh
+# preload-functions.sh -- the exported functions, as a program sees them.
+#
+#   - with LD_PRELOAD every name resolves (dlsym, and the program's own
+#     &memcpy) into libmemasm-preload.so; without it the same check fails
+#     (it has teeth);
+#   - every function against a byte-loop reference (test-preload functions),
+#     also with LD_BIND_NOW=1;
+#   - each _chk function aborts with SIGABRT and glibc's message when the
+#     object is smaller than n (test-preload chk).
+. "${srcdir:-.}/preload/test-lib.sh"
+
+run "symbols" env LD_PRELOAD="$so" "$prog" symbols
+echo "== symbols without LD_PRELOAD (must fail)"
+if "$prog" symbols >"$tmp".out 2>&1; then
+    cat "$tmp".out
+    fail "without LD_PRELOAD the names were found in libmemasm-preload.so"
+else
+    head -n 3 "$tmp".out
+fi
+run "functions" env LD_PRELOAD="$so" "$prog" functions
+run "functions, LD_BIND_NOW=1" env LD_PRELOAD="$so" LD_BIND_NOW=1 "$prog" functions
+run "chk" env LD_PRELOAD="$so" "$prog" chk
+exit $status

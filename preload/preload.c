@@ -1,0 +1,273 @@
+/*
+ * preload.c -- the C library's copy functions, served by libmemasm, for
+ * LD_PRELOAD=libmemasm-preload.so.
+ *
+ * libmemasm-preload.so holds all of libmemasm (linked in, see
+ * preload/local.mk) and exports only the names below (the version script is
+ * preload/exports.sym).  Each one forwards to memasm_memcpy, memasm_memmove
+ * or memasm_memset, which are correct from the very first instruction of
+ * the process: they start on the baseline kernel through statically
+ * initialised pointers, and the library's constructor only swaps those
+ * pointers.  Nothing on the copy path calls into initialisation, so the
+ * memcpy and memset calls that initialisation itself makes (cpu_features,
+ * the configuration parser, code the compiler wrote) land here, run on
+ * whichever kernel is installed, and cannot recurse.
+ *
+ * The _chk variants are what _FORTIFY_SOURCE compiles calls into when the
+ * destination object's size is known: glibc's __chk_fail when it is smaller
+ * than n (message "*** buffer overflow detected ***: terminated", abort).
+ *
+ * MEMASM_DEBUG=1 at start-up (never read in a secure-execution process)
+ * counts the calls and prints one line per operation at exit.  Counting is
+ * off otherwise: the cost on the normal path is one load of a flag and a
+ * branch that is not taken.
+ *
+ * This file is compiled with -fno-builtin: the compiler must not treat the
+ * definitions below as the builtins they replace (or turn anything here
+ * into a call to memcpy or memset).
+ */
+#include "config.h"
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "memasm-internal.h"
+
+/* Declared here rather than through <string.h>/<strings.h>, whose fortified
+ * inline wrappers (_FORTIFY_SOURCE) and attributes are for callers. */
+#define PRELOAD_API __attribute__((visibility("default")))
+PRELOAD_API void *memcpy(void *restrict dst, const void *restrict src, size_t n);
+PRELOAD_API void *memmove(void *dst, const void *src, size_t n);
+PRELOAD_API void *memset(void *dst, int c, size_t n);
+PRELOAD_API void *mempcpy(void *restrict dst, const void *restrict src, size_t n);
+PRELOAD_API void bzero(void *dst, size_t n);
+PRELOAD_API void bcopy(const void *src, void *dst, size_t n);
+PRELOAD_API void explicit_bzero(void *dst, size_t n);
+PRELOAD_API void *__memcpy_chk(void *restrict dst, const void *restrict src, size_t n,
+                               size_t dstlen);
+PRELOAD_API void *__memmove_chk(void *dst, const void *src, size_t n, size_t dstlen);
+PRELOAD_API void *__memset_chk(void *dst, int c, size_t n, size_t dstlen);
+PRELOAD_API void *__mempcpy_chk(void *restrict dst, const void *restrict src, size_t n,
+                                size_t dstlen);
+PRELOAD_API void __explicit_bzero_chk(void *dst, size_t n, size_t dstlen);
+
+/* ---- call counting (MEMASM_DEBUG=1) ------------------------------------ */
+
+/* Each thread counts into a slot of its own (claimed on its first counted
+ * call, found again through an initial-exec TLS pointer: no allocation, no
+ * __tls_get_addr), so counting threads share no cache line.  A slot outlives
+ * its thread, so the sum at exit includes threads that ended; the threads
+ * after the first SLOTS share the last slot with atomic additions.  The
+ * owner writes its slot with relaxed atomic stores, so the sum read at exit
+ * while threads still run is a consistent count per slot. */
+enum { OP_COPY, OP_MOVE, OP_SET, OPS };
+#define SLOTS 256
+
+struct slot {
+    _Atomic uint64_t calls[OPS];
+} __attribute__((aligned(64)));
+
+static struct slot slots[SLOTS];
+static atomic_uint slots_used;
+static atomic_int counting;
+static __thread struct slot *my_slot __attribute__((tls_model("initial-exec")));
+
+static __attribute__((noinline, cold)) void count(int op)
+{
+    struct slot *s = my_slot;
+    if (!s) {
+        unsigned i = atomic_fetch_add_explicit(&slots_used, 1, memory_order_relaxed);
+        s = my_slot = &slots[i < SLOTS - 1 ? i : SLOTS - 1];
+    }
+    if (s == &slots[SLOTS - 1]) {
+        atomic_fetch_add_explicit(&s->calls[op], 1, memory_order_relaxed);
+        return;
+    }
+    uint64_t v = atomic_load_explicit(&s->calls[op], memory_order_relaxed);
+    atomic_store_explicit(&s->calls[op], v + 1, memory_order_relaxed);
+}
+
+#define COUNT(op)                                                                   \
+    do {                                                                            \
+        if (__builtin_expect(atomic_load_explicit(&counting, memory_order_relaxed), 0)) \
+            count(op);                                                              \
+    } while (0)
+
+__attribute__((constructor)) static void preload_start(void)
+{
+    if (memasm_secure_mode())
+        return;
+    const char *v = getenv("MEMASM_DEBUG");
+    if (v && v[0] == '1' && v[1] == '\0')
+        atomic_store_explicit(&counting, 1, memory_order_relaxed);
+}
+
+/* Append text to buf[*len..cap). */
+static void put(char *buf, size_t *len, size_t cap, const char *text)
+{
+    while (*text && *len < cap)
+        buf[(*len)++] = *text++;
+}
+
+static void put_u64(char *buf, size_t *len, size_t cap, uint64_t v)
+{
+    char digits[24];
+    size_t n = sizeof digits - 1;
+    digits[n] = '\0';
+    do
+        digits[--n] = (char)('0' + v % 10);
+    while (v /= 10);
+    put(buf, len, cap, digits + n);
+}
+
+/* The exit line, once.  Only async-signal-safe work (loads, a buffer on the
+ * stack, write(2)): exit() may be called from a signal handler, and other
+ * threads may still be copying (their later calls are simply not in the
+ * sum). */
+__attribute__((destructor)) static void preload_report(void)
+{
+    static atomic_int reported;
+    static const char *const names[OPS] = {"memcpy", "memmove", "memset"};
+    static const memasm_op ops[OPS] = {MEMASM_OP_MEMCPY, MEMASM_OP_MEMMOVE, MEMASM_OP_MEMSET};
+    if (!atomic_load_explicit(&counting, memory_order_relaxed) ||
+        atomic_exchange_explicit(&reported, 1, memory_order_relaxed))
+        return;
+    unsigned used = atomic_load_explicit(&slots_used, memory_order_relaxed);
+    if (used > SLOTS)
+        used = SLOTS;
+    for (int op = 0; op < OPS; op++) {
+        uint64_t sum = atomic_load_explicit(&slots[SLOTS - 1].calls[op], memory_order_relaxed);
+        for (unsigned i = 0; i < used && i < SLOTS - 1; i++)
+            sum += atomic_load_explicit(&slots[i].calls[op], memory_order_relaxed);
+        const char *kernel = memasm_kernel_current(ops[op]);
+        char line[160];
+        size_t len = 0;
+        put(line, &len, sizeof line - 1, "libmemasm-preload: ");
+        put(line, &len, sizeof line - 1, names[op]);
+        put(line, &len, sizeof line - 1, " ");
+        put_u64(line, &len, sizeof line - 1, sum);
+        put(line, &len, sizeof line - 1, " calls (kernel ");
+        put(line, &len, sizeof line - 1, kernel ? kernel : "?");
+        put(line, &len, sizeof line - 1, ")");
+        line[len++] = '\n';
+        ssize_t r = write(STDERR_FILENO, line, len);
+        (void)r;
+    }
+}
+
+/* ---- the exported functions --------------------------------------------- */
+
+#ifdef HAVE___CHK_FAIL
+extern void __chk_fail(void) __attribute__((noreturn));
+#else
+/* What glibc's __chk_fail does. */
+static __attribute__((noreturn)) void __chk_fail(void)
+{
+    static const char msg[] = "*** buffer overflow detected ***: terminated\n";
+    ssize_t r = write(STDERR_FILENO, msg, sizeof msg - 1);
+    (void)r;
+    abort();
+}
+#endif
+
+/* Shared by the plain and the _chk names, so a _chk call does not go back
+ * through the interposable exported symbol. */
+static inline void *copy(void *restrict dst, const void *restrict src, size_t n)
+{
+    COUNT(OP_COPY);
+    return memasm_memcpy(dst, src, n);
+}
+
+static inline void *move(void *dst, const void *src, size_t n)
+{
+    COUNT(OP_MOVE);
+    return memasm_memmove(dst, src, n);
+}
+
+static inline void *set(void *dst, int c, size_t n)
+{
+    COUNT(OP_SET);
+    return memasm_memset(dst, c, n);
+}
+
+/* The call cannot be dropped as a dead store: memasm_memset is opaque to
+ * the compiler, and under link-time optimisation the asm barrier says the
+ * bytes at dst are read. */
+static inline void zero_for_sure(void *dst, size_t n)
+{
+    set(dst, 0, n);
+    __asm__ __volatile__("" : : "r"(dst) : "memory");
+}
+
+void *memcpy(void *restrict dst, const void *restrict src, size_t n)
+{
+    return copy(dst, src, n);
+}
+
+void *memmove(void *dst, const void *src, size_t n)
+{
+    return move(dst, src, n);
+}
+
+void *memset(void *dst, int c, size_t n)
+{
+    return set(dst, c, n);
+}
+
+void *mempcpy(void *restrict dst, const void *restrict src, size_t n)
+{
+    return (char *)copy(dst, src, n) + n;
+}
+
+void bzero(void *dst, size_t n)
+{
+    set(dst, 0, n);
+}
+
+void bcopy(const void *src, void *dst, size_t n)
+{
+    move(dst, src, n);
+}
+
+void explicit_bzero(void *dst, size_t n)
+{
+    zero_for_sure(dst, n);
+}
+
+void *__memcpy_chk(void *restrict dst, const void *restrict src, size_t n, size_t dstlen)
+{
+    if (dstlen < n)
+        __chk_fail();
+    return copy(dst, src, n);
+}
+
+void *__memmove_chk(void *dst, const void *src, size_t n, size_t dstlen)
+{
+    if (dstlen < n)
+        __chk_fail();
+    return move(dst, src, n);
+}
+
+void *__memset_chk(void *dst, int c, size_t n, size_t dstlen)
+{
+    if (dstlen < n)
+        __chk_fail();
+    return set(dst, c, n);
+}
+
+void *__mempcpy_chk(void *restrict dst, const void *restrict src, size_t n, size_t dstlen)
+{
+    if (dstlen < n)
+        __chk_fail();
+    return (char *)copy(dst, src, n) + n;
+}
+
+void __explicit_bzero_chk(void *dst, size_t n, size_t dstlen)
+{
+    if (dstlen < n)
+        __chk_fail();
+    zero_for_sure(dst, n);
+}
