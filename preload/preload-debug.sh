@@ -4,8 +4,9 @@
 #   - test-preload count 1000 makes 1000 calls of each of memcpy, memmove
 #     and memset: the lines say at least 1000 each and name a kernel;
 #   - without MEMASM_DEBUG, or with MEMASM_DEBUG=0, nothing on stderr;
-#   - exit() while 4 threads copy, and exit() from a signal handler: status
-#     0, the three lines, no crash.
+#   - exit() while 4 threads copy, exit() from a signal handler, and a
+#     program whose atexit handler closes stderr: status 0, the three
+#     lines, no crash.
 . "${srcdir:-.}/preload/test-lib.sh"
 
 # count_of OP FILE: the number on OP's line.
@@ -45,7 +46,7 @@ for v in unset 0; do
     fi
 done
 
-for mode in exit-threads exit-signal; do
+for mode in exit-threads exit-signal exit-closed; do
     echo "== $mode, MEMASM_DEBUG=1"
     LD_PRELOAD="$so" MEMASM_DEBUG=1 "$prog" $mode 2>"$tmp".err
     st=$?

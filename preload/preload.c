@@ -18,7 +18,8 @@
  * than n (message "*** buffer overflow detected ***: terminated", abort).
  *
  * MEMASM_DEBUG=1 at start-up (never read in a secure-execution process)
- * counts the calls and prints one line per operation at exit.  Counting is
+ * counts the calls from this library's constructor on and prints one line
+ * per operation at exit, on a copy of stderr taken at start-up.  Counting is
  * off otherwise: the cost on the normal path is one load of a flag and a
  * branch that is not taken.
  *
@@ -28,6 +29,7 @@
  */
 #include "config.h"
 
+#include <fcntl.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -73,6 +75,7 @@ struct slot {
 static struct slot slots[SLOTS];
 static atomic_uint slots_used;
 static atomic_int counting;
+static int report_fd = -1; /* a copy of stderr, see preload_start */
 static __thread struct slot *my_slot __attribute__((tls_model("initial-exec")));
 
 static __attribute__((noinline, cold)) void count(int op)
@@ -101,7 +104,13 @@ __attribute__((constructor)) static void preload_start(void)
     if (memasm_secure_mode())
         return;
     const char *v = getenv("MEMASM_DEBUG");
-    if (v && v[0] == '1' && v[1] == '\0')
+    if (!v || v[0] != '1' || v[1] != '\0')
+        return;
+    /* Programs often close stderr in an atexit handler (gnulib's
+     * close_stdout does), which runs before this library's destructor:
+     * report through a copy of it taken now. */
+    report_fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 10);
+    if (report_fd >= 0)
         atomic_store_explicit(&counting, 1, memory_order_relaxed);
 }
 
@@ -153,7 +162,7 @@ __attribute__((destructor)) static void preload_report(void)
         put(line, &len, sizeof line - 1, kernel ? kernel : "?");
         put(line, &len, sizeof line - 1, ")");
         line[len++] = '\n';
-        ssize_t r = write(STDERR_FILENO, line, len);
+        ssize_t r = write(report_fd, line, len);
         (void)r;
     }
 }

@@ -15,6 +15,8 @@
  *   test-preload exit-threads  exit() while 4 threads copy
  *   test-preload exit-signal   exit() from a signal handler while 4 threads
  *                              copy
+ *   test-preload exit-closed   an atexit handler closes stderr (as gnulib's
+ *                              close_stdout does)
  *   test-preload-early early   (linked with preload/test-early.c) what that
  *                              library's constructor, malloc and start-up
  *                              threads saw
@@ -364,6 +366,11 @@ static void start_copiers(void)
     usleep(50000);
 }
 
+static void close_stderr(void)
+{
+    close(STDERR_FILENO);
+}
+
 static void exit_now(int sig)
 {
     (void)sig;
@@ -395,6 +402,10 @@ int main(int argc, char **argv)
         resolve(0);
         start_copiers();
         exit(0);
+    } else if (strcmp(mode, "exit-closed") == 0) {
+        resolve(0);
+        atexit(close_stderr);
+        test_count(10);
     } else if (strcmp(mode, "exit-signal") == 0) {
         resolve(0);
         signal(SIGUSR1, exit_now);
@@ -407,7 +418,7 @@ int main(int argc, char **argv)
         failures += test_early_report();
 #endif
     } else {
-        fprintf(stderr, "usage: %s symbols|functions|chk|count N|exit-threads|exit-signal%s\n",
+        fprintf(stderr, "usage: %s symbols|functions|chk|count N|exit-threads|exit-signal|exit-closed%s\n",
                 argv[0],
 #ifdef TEST_EARLY
                 "|early"
