@@ -1,8 +1,9 @@
 /*
  * cpu.c -- what the CPU (and the OS) let the kernels use.
  *
- * x86_64 and aarch64 ask Google's cpu_features; FSRM, which cpu_features
- * 0.7.0 does not report, is read from CPUID leaf 7 directly.  riscv64 uses
+ * x86_64 asks Google's cpu_features; FSRM, which cpu_features 0.7.0 does
+ * not report, is read from CPUID leaf 7 directly.  aarch64 reads AT_HWCAP
+ * and MIDR_EL1 itself (see detect()).  riscv64 uses
  * the kernel's AT_HWCAP ('V' bit) and, where the running kernel has it, the
  * riscv_hwprobe system call (Debian 12's headers predate it, so the few
  * constants needed are defined here; ENOSYS means "not available").
@@ -26,7 +27,10 @@
 #include <cpuid.h>
 #include <cpu_features/cpuinfo_x86.h>
 #elif defined(__aarch64__)
-#include <cpu_features/cpuinfo_aarch64.h>
+/* Bits of AT_HWCAP (Linux, arch/arm64/include/uapi/asm/hwcap.h). */
+#define A64_HWCAP_ASIMD (1ul << 1)
+#define A64_HWCAP_CPUID (1ul << 11)
+#define A64_HWCAP_SVE (1ul << 22)
 #elif defined(__riscv)
 #include <sys/syscall.h>
 #endif
@@ -148,17 +152,29 @@ static void detect(void)
 }
 
 #elif defined(__aarch64__)
+/*
+ * AT_HWCAP directly, not cpu_features: its aarch64 build falls back to
+ * reading /proc/self/auxv when AT_HWCAP2 is 0, as it is on every ARMv8.0
+ * core (Cortex-A53/A57/A72), and says so with puts() -- a line on the
+ * standard output of every program linked with libmemasm.  MIDR_EL1
+ * (implementer, part, variant, revision: the fingerprint) is readable at
+ * EL0 when the kernel emulates it, which HWCAP_CPUID announces.
+ */
 static void detect(void)
 {
-    Aarch64Info info = GetAarch64Info();
-    if (info.features.asimd)
+    unsigned long hwcap = getauxval(AT_HWCAP);
+    if (hwcap & A64_HWCAP_ASIMD)
         cpu.features |= MEMASM_F_A64_ASIMD;
-    if (info.features.sve)
+    if (hwcap & A64_HWCAP_SVE)
         cpu.features |= MEMASM_F_A64_SVE;
     copy_str(cpu.vendor, sizeof cpu.vendor, "ARM");
-    cpu.family = info.implementer;
-    cpu.model = info.part;
-    cpu.stepping = info.variant * 16 + info.revision;
+    if (hwcap & A64_HWCAP_CPUID) {
+        uint64_t midr;
+        __asm__ volatile("mrs %0, midr_el1" : "=r"(midr));
+        cpu.family = (int)(midr >> 24 & 0xff);
+        cpu.model = (int)(midr >> 4 & 0xfff);
+        cpu.stepping = (int)((midr >> 20 & 0xf) * 16 + (midr & 0xf));
+    }
 
     /* DCZID_EL0 is readable at EL0: bit 4 prohibits dc zva, bits 3:0 give
      * log2 of the block size in 4-byte words. */

@@ -18,7 +18,8 @@ include tests/config.mk
 
 EXTRA_DIST += tests/run-test.sh tests/dispatch-env.sh
 
-TEST_EXTENSIONS = .sh .rvnov .rvv128 .rvv256 .rvv512 .rvv1024
+TEST_EXTENSIONS = .sh .rvnov .rvv128 .rvv256 .rvv512 .rvv1024 \
+	.a64sve128 .a64sve256 .a64sve512 .a64sve2048 .a64nosve
 AM_TESTS_ENVIRONMENT = TEST_EMULATOR='$(TEST_EMULATOR)'; export TEST_EMULATOR;
 
 if HAVE_CHECK
@@ -83,6 +84,14 @@ tests_test_entry_LDADD = $(memasm_test_ldadd)
 
 memasm_tests = $(memasm_test_progs) tests/dispatch-env.sh
 
+# aarch64: which CPU each emulated run really is (rdvl, the kernels chosen).
+if HOST_AARCH64
+check_PROGRAMS += tests/sve-vl
+tests_sve_vl_SOURCES = tests/sve-vl.c
+tests_sve_vl_LDFLAGS = -static
+tests_sve_vl_LDADD = libmemasm.la
+endif
+
 if TESTS_EMULATED
 LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/run-test.sh
 SH_LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/run-test.sh
@@ -104,7 +113,27 @@ CLEANFILES += $(memasm_rv_stubs)
 $(memasm_rv_stubs):
 	$(AM_V_GEN)$(MKDIR_P) tests && echo '# stub: tests/run-test.sh runs the test of this name under qemu-riscv64' > $@
 else !HOST_RISCV64
+if HOST_AARCH64
+# Five emulated CPUs, as for riscv64: SVE at 128, 256, 512 and 2048 bits
+# (user mode caps the default length at 512 bits, so 2048 also sets it, in
+# bytes) and a CPU without SVE, where the dispatcher must fall back and an
+# SVE instruction would raise SIGILL.  tests/sve-vl checks each from inside.
+A64SVE128_LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/run-test.sh max,sve128=on
+A64SVE256_LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/run-test.sh max,sve256=on
+A64SVE512_LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/run-test.sh max,sve512=on
+A64SVE2048_LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/run-test.sh max,sve2048=on,sve-default-vector-length=256
+A64NOSVE_LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/run-test.sh cortex-a57
+memasm_a64_base = $(memasm_test_progs) tests/dispatch-env tests/sve-vl
+memasm_a64_stubs = $(memasm_a64_base:=-sve128.a64sve128) $(memasm_a64_base:=-sve256.a64sve256) \
+	$(memasm_a64_base:=-sve512.a64sve512) $(memasm_a64_base:=-sve2048.a64sve2048) \
+	$(memasm_a64_base:=-nosve.a64nosve)
+TESTS += $(memasm_a64_stubs)
+CLEANFILES += $(memasm_a64_stubs)
+$(memasm_a64_stubs):
+	$(AM_V_GEN)$(MKDIR_P) tests && echo '# stub: tests/run-test.sh runs the test of this name under qemu-aarch64' > $@
+else !HOST_AARCH64
 TESTS += $(memasm_tests)
+endif !HOST_AARCH64
 endif !HOST_RISCV64
 else !TESTS_EMULATED
 SH_LOG_COMPILER = $(SHELL)
