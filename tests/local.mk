@@ -15,6 +15,7 @@
 # and with V at VLEN 128, 256, 512 and 1024.
 
 include tests/config.mk
+include tests/reliability.mk
 
 EXTRA_DIST += tests/run-test.sh tests/dispatch-env.sh
 

@@ -1,0 +1,2 @@
+# tests/reliability.mk -- threads, fork, signals and huge sizes; included
+# from tests/local.mk.
