@@ -901,6 +901,14 @@ size_t memasm_config_write_notes(char *buf, size_t cap, const char *writer,
         m_raw(&out, line, lm.len);                                                               \
         total += lm.len;                                                                         \
     } while (0)
+/* The line so far, then a note's comment lines; the line starts again. */
+#define EMIT_NOTE(field)                                                                         \
+    do {                                                                                         \
+        EMIT();                                                                                  \
+        if (notes)                                                                               \
+            emit_comment(&out, &total, notes->field);                                            \
+        lm.len = 0;                                                                              \
+    } while (0)
 
     for (int part = 0;; part++) {
         struct msg lm = {line, sizeof line, 0};
@@ -914,10 +922,7 @@ size_t memasm_config_write_notes(char *buf, size_t cap, const char *writer,
             trim(&brand, &brand_n);
             m_bad(&lm, brand_n ? brand : "an unnamed CPU", brand_n ? brand_n : 14);
             m_str(&lm, "\n");
-            EMIT();
-            if (notes)
-                emit_comment(&out, &total, notes->header);
-            lm.len = 0;
+            EMIT_NOTE(header);
             m_str(&lm, "# applied only on a CPU with this fingerprint (or add: cpu = any)\n");
         } else if (part <= FP_COUNT) {
             int f = part - 1;
@@ -945,10 +950,7 @@ size_t memasm_config_write_notes(char *buf, size_t cap, const char *writer,
             m_str(&lm, "\n");
         } else if (part == FP_COUNT + 1) {
             m_str(&lm, "\n# ISA level cap (can only lower what the CPU supports)\n");
-            EMIT();
-            if (notes)
-                emit_comment(&out, &total, notes->isa_remark);
-            lm.len = 0;
+            EMIT_NOTE(isa_remark);
             m_str(&lm, "isa = ");
             m_str(&lm, memasm_isa_names[memasm_isa_cap()]);
             m_str(&lm, "\n");
@@ -957,10 +959,7 @@ size_t memasm_config_write_notes(char *buf, size_t cap, const char *writer,
             m_str(&lm, "\n# ");
             m_str(&lm, d->doc);
             m_str(&lm, "\n");
-            EMIT();
-            if (notes)
-                emit_comment(&out, &total, notes->remark[d->index]);
-            lm.len = 0;
+            EMIT_NOTE(remark[d->index]);
             m_str(&lm, d->key);
             m_str(&lm, " = ");
             m_value(&lm, thr[d->index]);
@@ -970,6 +969,7 @@ size_t memasm_config_write_notes(char *buf, size_t cap, const char *writer,
         }
         EMIT();
     }
+#undef EMIT_NOTE
 #undef EMIT
     return total;
 }
