@@ -17,7 +17,7 @@
  * destination object's size is known: glibc's __chk_fail when it is smaller
  * than n (message "*** buffer overflow detected ***: terminated", abort).
  *
- * MEMASM_DEBUG=1 at start-up (never read in a secure-execution process)
+ * MEMASM_DEBUG on at start-up (never read in a secure-execution process)
  * counts the calls from this library's constructor on and prints one line
  * per operation at exit, on a copy of stderr taken at start-up.  Counting is
  * off otherwise: the cost on the normal path is one load of a flag and a
@@ -101,10 +101,11 @@ static __attribute__((noinline, cold)) void count(int op)
 
 __attribute__((constructor)) static void preload_start(void)
 {
-    if (memasm_secure_mode())
-        return;
-    const char *v = getenv("MEMASM_DEBUG");
-    if (!v || v[0] != '1' || v[1] != '\0')
+    /* The library's own reading of MEMASM_DEBUG (any decimal number but
+     * 0; never in a secure-execution process); memasm_init is idempotent
+     * and would run from the library's constructor anyway. */
+    memasm_init();
+    if (!memasm_env_debug())
         return;
     /* Programs often close stderr in an atexit handler (gnulib's
      * close_stdout does), which runs before this library's destructor:
