@@ -19,3 +19,23 @@ tests_test_reliability_CFLAGS = $(memasm_test_cflags)
 tests_test_reliability_LDFLAGS = $(memasm_test_ldflags)
 tests_test_reliability_LDADD = $(memasm_test_ldadd)
 endif
+
+# make check-slow: built with the check programs, run only here (minutes,
+# about 8.6 GiB of memory); exit status 77 is a skip with its reason printed.
+if HAVE_CHECK
+check_PROGRAMS += tests/test_huge
+tests_test_huge_SOURCES = tests/test_huge.c
+tests_test_huge_CFLAGS = $(memasm_test_cflags)
+tests_test_huge_LDFLAGS = $(memasm_test_ldflags)
+tests_test_huge_LDADD = $(memasm_test_ldadd)
+
+check-slow: tests/test_huge$(EXEEXT)
+	@st=0; TEST_EMULATOR='$(TEST_EMULATOR)' CK_FORK=no $(TEST_EMULATOR) ./tests/test_huge$(EXEEXT) || st=$$?; \
+	if test $$st -eq 77; then echo "check-slow: SKIPPED (reason above)"; \
+	elif test $$st -ne 0; then echo "check-slow: FAILED"; exit 1; \
+	else echo "check-slow: passed"; fi
+else !HAVE_CHECK
+check-slow:
+	@echo "make check-slow: needs the unit-test framework Check (see make check)" >&2; exit 1
+endif !HAVE_CHECK
+.PHONY: check-slow
