@@ -310,7 +310,10 @@ static void on_signal(int sig, void (*fn)(int, siginfo_t *, void *), int flags)
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = fn;
     sa.sa_flags = SA_SIGINFO | flags;
+    /* The handlers share their buffers: none may interrupt another. */
     sigemptyset(&sa.sa_mask);
+    sigaddset(&sa.sa_mask, SIGALRM);
+    sigaddset(&sa.sa_mask, SIGSEGV);
     sigaction(sig, &sa, NULL);
 }
 
