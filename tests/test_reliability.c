@@ -28,7 +28,9 @@
  *    has no such key), large memcpy, memmove and memset calls interrupted
  *    by SIGALRM, whose handler calls memcpy and memset.
  *
- * Under qemu-user (TEST_EMULATOR set) the loops are shorter.
+ * Under qemu-user (TEST_EMULATOR set) the loops are shorter, and
+ * signals_nt skips the RVV kernels (qemu does not keep vector registers
+ * across a handler).
  */
 #include "config.h"
 
@@ -630,6 +632,14 @@ START_TEST(signals_nt)
         ck_assert(memasm_kernel_info(i, &d) == 0);
         if (!d.usable) {
             printf("signals: %s skipped: %s\n", d.name, t_skip_reason(&d));
+            continue;
+        }
+        /* qemu-user 7.2 does not save RVV state in the signal frame (Linux
+         * does since 6.5): the handler's vector calls would clobber the
+         * interrupted call's registers, the emulator's fault, not ours. */
+        if (emulated() && strcmp(d.isa, "rvv") == 0) {
+            printf("signals: %s skipped under emulation: qemu-user does not save the vector "
+                   "registers across a signal handler\n", d.name);
             continue;
         }
         ck_assert(memasm_kernel_force(d.name) == 0);
