@@ -10,9 +10,15 @@
 #   tests/test_dispatch   caps, forcing, threads from start-up on
 #   tests/test_entry      the public entry points' own small-size paths
 #   tests/dispatch-env.sh MEMASM_ISA from the environment
+#   tests/sve-vl          aarch64: the emulated CPU's SVE length (rdvl) and
+#                         the kernels chosen for it
+# tests/config.mk adds the configuration suites, tests/reliability.mk the
+# threads/fork/signals suite and make check-slow (sizes across 2 and
+# 4 GiB); tests/README.md lists them all.
 # On a cross build every test runs under $(TEST_EMULATOR) with CK_FORK=no
 # (tests/run-test.sh); on riscv64 the whole set runs five times: without V
-# and with V at VLEN 128, 256, 512 and 1024.
+# and with V at VLEN 128, 256, 512 and 1024; on aarch64 five times too: SVE
+# at 128, 256, 512 and 2048 bits, and a Cortex-A57 without SVE.
 
 include tests/config.mk
 include tests/reliability.mk
