@@ -33,6 +33,13 @@ extern "C" {
 #define MEMASM_API
 #endif
 
+/* The version of this header; memasm_version() is the library's, which a
+ * program can compare with MEMASM_VERSION to catch a mismatched install. */
+#define MEMASM_VERSION_MAJOR 0
+#define MEMASM_VERSION_MINOR 1
+#define MEMASM_VERSION_PATCH 0
+#define MEMASM_VERSION "0.1.0"
+
 /* ------------------------------------------------------------------------ */
 /* Copy functions: the C standard's semantics and return values.            */
 /* ------------------------------------------------------------------------ */
@@ -160,6 +167,11 @@ MEMASM_API int memasm_threshold_get(const char *key, size_t *value);
  * either the old or the new set, never a mix.
  */
 MEMASM_API int memasm_threshold_set(const char *key, size_t value, size_t *applied);
+
+/* A threshold's value for "never" (a strategy switched off), as
+ * memasm_threshold_get reports it and memasm_threshold_set takes it: the
+ * configuration file's "never". */
+#define MEMASM_NEVER ((size_t)-1)
 
 /* Restore every threshold to the default computed from this CPU. */
 MEMASM_API void memasm_threshold_reset(void);

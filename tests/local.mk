@@ -23,11 +23,16 @@
 include tests/config.mk
 include tests/reliability.mk
 
-EXTRA_DIST += tests/run-test.sh tests/dispatch-env.sh
+EXTRA_DIST += tests/run-test.sh tests/dispatch-env.sh tests/exports.sh
+
+# The shared library's export list and the header's version (no program
+# runs, so the same on every build).
+TESTS += tests/exports.sh
 
 TEST_EXTENSIONS = .sh .rvnov .rvv128 .rvv256 .rvv512 .rvv1024 \
 	.a64sve128 .a64sve256 .a64sve512 .a64sve2048 .a64nosve
-AM_TESTS_ENVIRONMENT = TEST_EMULATOR='$(TEST_EMULATOR)'; export TEST_EMULATOR;
+AM_TESTS_ENVIRONMENT = TEST_EMULATOR='$(TEST_EMULATOR)'; export TEST_EMULATOR; \
+	NM='$(NM)'; export NM;
 
 if HAVE_CHECK
 
