@@ -4,7 +4,7 @@
  * Size grids, the pseudo-random generator, frequency tables and sampling
  * from them, order statistics and ratios, size parsing/printing and the CSV
  * writer.  Everything here is deterministic and has unit tests in
- * bench/test-harness.c; the timing code lives in bench/memasm-bench.c.
+ * bench/test-harness.c; the timing code lives in bench/engine.c.
  *
  * Assumes a hosted C11 compiler with unsigned __int128 (GCC, Clang), which
  * every target of libmemasm (x86_64, aarch64, riscv64) has.

@@ -14,6 +14,12 @@ noinst_PROGRAMS += bench/memasm-bench
 bench_memasm_bench_SOURCES = \
 	c/xoshiro.h \
 	bench/memasm-bench.c \
+	bench/bench.h \
+	bench/options.c \
+	bench/candidates.c \
+	bench/workloads.c \
+	bench/report.c \
+	bench/plot.c \
 	bench/engine.c \
 	bench/engine.h \
 	bench/harness.c \
