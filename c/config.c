@@ -2,7 +2,13 @@
  * config.c -- the configuration: a file (the one MEMASM_CONFIG names, or
  * else the system file, $(sysconfdir)/memasm.conf; memasm-tune and
  * `memasm-info --config` write the format) and MEMASM_TUNABLES (the same
- * keys inline, "key=value:key=value"), parsed as hostile input.
+ * keys inline, "key=value:key=value"), parsed as hostile input; and the
+ * writer of the file format.
+ *
+ * Layer 3 (configuration): uses layers 0-2 (CPU facts, thresholds, the ISA
+ * names of the kernel list).  It reads and checks, and changes nothing:
+ * c/dispatch.c applies what it returns and prints its problem.  See
+ * c/README.md.
  *
  * This code runs in the constructor of every process that links libmemasm,
  * so it is written to be the opposite of glibc's GLIBC_TUNABLES parser
@@ -19,12 +25,13 @@
  *   - the system file, which nobody asked for by name, is moreover not
  *     reached through a symbolic link (lstat(), O_NOFOLLOW) and must be
  *     owned by root and writable by no one else, checked on the open
- *     descriptor; its absence is normal, and its problems are printed only
- *     under MEMASM_DEBUG=1 (memasm-info always shows them);
+ *     descriptor; its absence is normal, and its problems are marked to be
+ *     printed only under MEMASM_DEBUG=1 (memasm-info always shows them);
  *   - no malloc, no stdio, no locale; errno is kept for the caller;
  *   - everything is validated first (syntax, keys, ranges, the CPU
- *     fingerprint, ordering between thresholds), then everything is applied
- *     with one publication, or nothing is and one "libmemasm:" line says why;
+ *     fingerprint, ordering between thresholds) and returned as one result,
+ *     which the caller applies with one publication, or applies nothing and
+ *     prints the one "libmemasm:" line that says why;
  *   - a repeated key overwrites the earlier value: nothing grows per token.
  * The format is documented in doc/configuration.md and memasm.conf(5).
  */
@@ -49,7 +56,6 @@
 #define FILE_ENTRIES_MAX 1024 /* key = value lines in a file */
 #define INLINE_ENTRIES_MAX 64 /* entries in MEMASM_TUNABLES  */
 #define NAME_MAX_LEN 15       /* cpu.arch, cpu.vendor values */
-#define PROBLEM_MAX 480 /* fits memasm_diag()'s line with its prefix */
 
 /* Every key of every architecture (one file format everywhere). */
 const char *const memasm_config_all_keys[] = {
@@ -706,74 +712,31 @@ static int read_file(struct cfg *c, size_t *len)
     return r;
 }
 
-/* ---- apply -------------------------------------------------------------- */
+/* ---- read and check, nothing applied ---------------------------------- */
 
-static unsigned char applied_src[MEMASM_THR_COUNT];
-static int applied_isa = -1;
-static int applied_isa_src;
-static char problem_line[PROBLEM_MAX];
-static const char *loaded_path; /* the file read or refused, or NULL */
-static int loaded_system;
-
-int memasm_config_source(int index)
+size_t memasm_config_value_text(char *buf, size_t cap, uint64_t v)
 {
-    return index >= 0 && index < MEMASM_THR_COUNT ? applied_src[index] : MEMASM_SRC_DEFAULT;
+    struct msg m = {buf, cap, 0};
+    m_value(&m, v);
+    return m.len;
 }
 
-int memasm_config_isa(int *source)
-{
-    if (source)
-        *source = applied_isa_src;
-    return applied_isa;
-}
-
-const char *memasm_config_problem(void)
-{
-    return problem_line[0] ? problem_line : NULL;
-}
-
-const char *memasm_config_file(int *system)
-{
-    if (system)
-        *system = loaded_system;
-    return loaded_path;
-}
-
-static void debug_line(const char *what, const char *key, uint64_t value, int has_value)
-{
-    char line[200];
-    struct msg m = {line, sizeof line, 0};
-    m_str(&m, "debug: ");
-    m_str(&m, what);
-    m_str(&m, key);
-    if (has_value) {
-        m_str(&m, " = ");
-        m_value(&m, value);
-    }
-    memasm_diag(line, NULL, 0, NULL);
-}
-
-/* memasm_config_load() and memasm_config_load_system(): path is the file
- * to read (NULL or "": none), system says it is the system file. */
-static int load(const char *path, int system, const char *inline_str, int debug)
+int memasm_config_read(const char *path, int system, const char *inline_str,
+                       struct memasm_config_result *res)
 {
     int saved = errno;
     struct cfg c;
-    uint64_t v[MEMASM_THR_COUNT];
     size_t len = 0;
     int r = 0;
-    const char *no_file = NULL, *no_file_path = ""; /* why no file, for debug */
 
-    memset(applied_src, 0, sizeof applied_src);
-    applied_isa = -1;
-    applied_isa_src = MEMASM_SRC_DEFAULT;
-    loaded_path = NULL;
-    loaded_system = 0;
-    cfg_init(&c, problem_line, sizeof problem_line);
+    memset(res, 0, sizeof *res);
+    res->isa = -1;
+    res->no_file_path = "";
+    cfg_init(&c, res->problem, sizeof res->problem);
     c.system = system;
     if (path && !path[0]) {
         /* MEMASM_CONFIG set but empty: no file at all, not even the system one. */
-        no_file = "MEMASM_CONFIG is empty: no configuration file";
+        res->no_file = "MEMASM_CONFIG is empty: no configuration file";
         path = NULL;
     }
     if (path) {
@@ -785,20 +748,17 @@ static int load(const char *path, int system, const char *inline_str, int debug)
             r = parse_file(&c, file_buf, len);
         if (r > 0) {
             /* No system file: the usual case, the defaults and inline apply. */
-            no_file = "no system file ";
-            no_file_path = path;
+            res->no_file = "no system file ";
+            res->no_file_path = path;
             path = c.path = NULL;
             r = 0;
         } else {
-            loaded_path = path;
-            loaded_system = system;
+            res->file = path;
+            res->file_system = system;
         }
     }
-    if (debug && no_file)
-        debug_line(no_file, no_file_path, 0, 0);
     if (r == 0 && !path && !inline_str) {
-        if (debug && !no_file)
-            debug_line("no MEMASM_CONFIG or MEMASM_TUNABLES: defaults", "", 0, 0);
+        res->nothing = 1;
         goto out;
     }
     if (r == 0 && inline_str) {
@@ -808,51 +768,19 @@ static int load(const char *path, int system, const char *inline_str, int debug)
     if (r == 0)
         r = check_fingerprint(&c);
     if (r == 0)
-        r = merge(&c, v);
+        r = merge(&c, res->thr);
     if (r < 0) {
         /* The system file's problems are its administrator's business, not
-         * every process's: on stderr only under MEMASM_DEBUG=1, and always
-         * in memasm_config_problem() for memasm-info. */
-        if (debug || !(c.system && c.fail_src == MEMASM_SRC_FILE))
-            memasm_diag(problem_line, NULL, 0, NULL);
+         * every process's (the caller prints them only when debugging). */
+        res->quiet = c.system && c.fail_src == MEMASM_SRC_FILE;
         goto out;
     }
-    /* Everything is valid: one publication, then the ISA cap. */
-    memasm_threshold_publish(v);
-    memcpy(applied_src, c.thr_src, sizeof applied_src);
-    if (c.isa >= 0) {
-        applied_isa = c.isa;
-        applied_isa_src = c.isa_src;
-        memasm_isa_set_cap_level(c.isa);
-    }
-    if (debug) {
-        const char *const from[] = {"default ", system ? "system file " : "MEMASM_CONFIG ",
-                                    "MEMASM_TUNABLES "};
-        for (size_t j = 0; j < memasm_threshold_defs_count; j++) {
-            const struct memasm_threshold_def *d = &memasm_threshold_defs[j];
-            debug_line(from[applied_src[d->index] % 3], d->key, v[d->index], 1);
-        }
-        if (c.isa >= 0) {
-            char what[40];
-            struct msg m = {what, sizeof what, 0};
-            m_str(&m, from[c.isa_src % 3]);
-            m_str(&m, "isa = ");
-            debug_line(what, memasm_isa_names[c.isa], 0, 0);
-        }
-    }
+    memcpy(res->thr_src, c.thr_src, sizeof res->thr_src);
+    res->isa = c.isa;
+    res->isa_src = c.isa_src;
 out:
     errno = saved;
     return r;
-}
-
-int memasm_config_load(const char *path, const char *inline_str, int debug)
-{
-    return load(path, 0, inline_str, debug);
-}
-
-int memasm_config_load_system(const char *path, const char *inline_str, int debug)
-{
-    return load(path, 1, inline_str, debug);
 }
 
 /* ---- the writer --------------------------------------------------------- */
@@ -878,20 +806,15 @@ static void emit_comment(struct msg *out, size_t *total, const char *text)
     }
 }
 
-size_t memasm_config_write(char *buf, size_t cap, const char *writer)
-{
-    return memasm_config_write_notes(buf, cap, writer, NULL);
-}
-
-size_t memasm_config_write_notes(char *buf, size_t cap, const char *writer,
-                                 const struct memasm_config_notes *notes)
+size_t memasm_config_format(char *buf, size_t cap, const char *writer,
+                            const struct memasm_config_notes *notes, int isa,
+                            const uint64_t thr[MEMASM_THR_COUNT])
 {
     /* Built line by line: each line is counted in total even when buf is
      * too small to hold it. */
     char line[256];
     size_t total = 0;
     const struct memasm_cpu *cpu = memasm_cpu_get();
-    const uint64_t *thr = memasm_thr;
     struct msg out = {buf, cap, 0};
     if (cap)
         buf[0] = '\0';
@@ -952,7 +875,7 @@ size_t memasm_config_write_notes(char *buf, size_t cap, const char *writer,
             m_str(&lm, "\n# ISA level cap (can only lower what the CPU supports)\n");
             EMIT_NOTE(isa_remark);
             m_str(&lm, "isa = ");
-            m_str(&lm, memasm_isa_names[memasm_isa_cap()]);
+            m_str(&lm, memasm_isa_names[isa]);
             m_str(&lm, "\n");
         } else if ((size_t)(part - FP_COUNT - 2) < memasm_threshold_defs_count) {
             const struct memasm_threshold_def *d = &memasm_threshold_defs[part - FP_COUNT - 2];

@@ -1,6 +1,9 @@
 /*
  * cpu.c -- what the CPU (and the OS) let the kernels use.
  *
+ * Layer 0 (CPU facts), the bottom: uses only the C library and
+ * cpu_features; every other layer may use it.  See c/README.md.
+ *
  * x86_64 asks Google's cpu_features; FSRM, which cpu_features 0.7.0 does
  * not report, is read from CPUID leaf 7 directly.  aarch64 reads AT_HWCAP
  * and MIDR_EL1 itself (see detect()).  riscv64 uses

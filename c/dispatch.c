@@ -1,61 +1,38 @@
 /*
- * dispatch.c -- choose a kernel per operation and route the public entry
- * points to it.
+ * dispatch.c -- what is in force: the kernel serving each operation, the
+ * ISA cap, the thresholds the kernels read, and the configuration that set
+ * them.
  *
- * The master list of kernels lives in c/kernels-<arch>.c; this file only
- * iterates it.  Each operation has one atomic function pointer, statically
- * initialised to the architecture's baseline kernel, so memasm_memcpy() and
- * friends work before any constructor has run, take no locks and never
- * allocate: the call path is one relaxed load and an indirect tail call
- * (on x86_64 after the entry points' own small-size paths, see below).
+ * Layer 4 (dispatch): uses layers 0-3 (diag, cpu, thresholds, kernels,
+ * configuration); c/env.c and c/init.c call it.  See c/README.md.
  *
  * Choice: for each operation, the kernel with the highest ISA level that the
  * CPU can run (and that has the features the kernel "prefers", see
- * memasm-internal.h) and that does not exceed the cap (MEMASM_ISA or
- * memasm_isa_set_cap); among equal levels the first in the list.  A forced
- * kernel (memasm_kernel_force) overrides the choice but must be usable.
+ * memasm-internal.h) and that does not exceed the cap (MEMASM_ISA, the
+ * configuration's 'isa' or memasm_isa_set_cap); among equal levels the
+ * first in the list (c/kernels-<arch>.c).  A forced kernel
+ * (memasm_kernel_force) overrides the choice but must be usable.  A kernel
+ * is installed by one atomic store of the operation's pointer, which the
+ * entry points (c/kernels.c, asm/x86_64/entry.asm) load on every call.
  *
- * In a secure-execution process (AT_SECURE: setuid, setgid, capabilities)
- * no MEMASM_* variable is read.
+ * Thresholds: a new set is copied into a fresh slot and the pointer the
+ * kernels read (memasm_thr) is swapped to it, so a copy running at the same
+ * time sees the old set or the new one, never a mix.  A configuration is
+ * applied here after c/config.c has read and checked it: all of it with one
+ * publication, or none of it with one line on stderr saying why.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <stdatomic.h>
 #include <string.h>
-#include <sys/auxv.h>
 
 #include "memasm-internal.h"
 
 static int isa_cap = -1;                 /* -1: no cap */
 static long forced[MEMASM_OP_COUNT] = {-1, -1, -1};
-static atomic_int init_state;            /* 0 none, 1 running, 2 done */
-static _Thread_local int init_here;      /* this thread is inside memasm_init */
 
-/* ---- entry points ------------------------------------------------------- */
-
-/* On x86_64 the entry points are in asm/x86_64/entry.asm: they copy or set
- * up to 256 bytes (512 with AVX-512) themselves and jump through the same
- * pointers for the rest, or straight to the AVX-512 kernel when it is the
- * one installed (an indirect jump cost 10-20% at 1-256 bytes there). */
-#if !defined(__x86_64__)
-void *memasm_memcpy(void *dst, const void *src, size_t n)
-{
-    return atomic_load_explicit(&memasm_cur_memcpy, memory_order_relaxed)(dst, src, n);
-}
-
-void *memasm_memmove(void *dst, const void *src, size_t n)
-{
-    return atomic_load_explicit(&memasm_cur_memmove, memory_order_relaxed)(dst, src, n);
-}
-
-void *memasm_memset(void *dst, int c, size_t n)
-{
-    return atomic_load_explicit(&memasm_cur_memset, memory_order_relaxed)(dst, c, n);
-}
-#endif
-
-/* ---- selection ---------------------------------------------------------- */
+/* ---- kernel choice ------------------------------------------------------ */
 
 static int usable(const struct memasm_kernel *k)
 {
@@ -106,7 +83,7 @@ static const struct memasm_kernel *choose(memasm_op op)
     return best;
 }
 
-static void reselect(void)
+void memasm_dispatch_select(void)
 {
     for (int op = 0; op < MEMASM_OP_COUNT; op++) {
         const struct memasm_kernel *k = choose((memasm_op)op);
@@ -115,52 +92,39 @@ static void reselect(void)
     }
 }
 
-int memasm_secure_mode(void)
+int memasm_dispatch_force(long i)
 {
-    return getauxval(AT_SECURE) != 0;
-}
-
-void memasm_init(void)
-{
-    int expected = 0;
-    if (init_here)
-        return; /* a control call made while initialising (e.g. from the
-                   configuration code): the caller is the initialiser */
-    if (!atomic_compare_exchange_strong(&init_state, &expected, 1)) {
-        while (atomic_load_explicit(&init_state, memory_order_acquire) != 2)
-            ;
-        return;
+    const struct memasm_kernel *k = &memasm_kernels[i];
+    if (!usable(k)) {
+        errno = ENOTSUP;
+        return -1;
     }
-    init_here = 1;
-    memasm_cpu_get();
-    uint64_t v[MEMASM_THR_COUNT];
-    memasm_threshold_defaults(v);
-    memasm_threshold_sanitize(v);
-    memasm_threshold_publish(v);
-    if (!memasm_secure_mode())
-        memasm_env_apply();
-    reselect();
-    init_here = 0;
-    atomic_store_explicit(&init_state, 2, memory_order_release);
+    forced[k->op] = i;
+    install(k->op, k);
+    return 0;
 }
 
-__attribute__((constructor)) static void memasm_ctor(void)
+int memasm_dispatch_auto(memasm_op op)
 {
-    memasm_init();
+    if ((unsigned)op >= MEMASM_OP_COUNT) {
+        errno = EINVAL;
+        return -1;
+    }
+    forced[op] = -1;
+    const struct memasm_kernel *k = choose(op);
+    if (k)
+        install(op, k);
+    return 0;
 }
 
-/* ---- introspection and control ----------------------------------------- */
-
-const char *memasm_op_name(memasm_op op)
+int memasm_isa_set_cap_level(int level)
 {
-    static const char *const names[] = {"memcpy", "memmove", "memset"};
-    return (unsigned)op < MEMASM_OP_COUNT ? names[op] : NULL;
+    isa_cap = level;
+    memasm_dispatch_select();
+    return 0;
 }
 
-size_t memasm_kernel_count(void)
-{
-    return memasm_kernels_count;
-}
+/* ---- introspection ------------------------------------------------------ */
 
 int memasm_kernel_info(size_t i, memasm_kernel_desc *out)
 {
@@ -177,15 +141,6 @@ int memasm_kernel_info(size_t i, memasm_kernel_desc *out)
     out->eligible = eligible(k);
     out->fn = k->fn;
     return 0;
-}
-
-long memasm_kernel_find(const char *name)
-{
-    for (size_t i = 0; name && i < memasm_kernels_count; i++)
-        if (strcmp(memasm_kernels[i].name, name) == 0)
-            return (long)i;
-    errno = ENOENT;
-    return -1;
 }
 
 const char *memasm_kernel_current(memasm_op op)
@@ -212,59 +167,6 @@ const char *memasm_kernel_current(memasm_op op)
     return NULL;
 }
 
-int memasm_kernel_force(const char *name)
-{
-    memasm_init();
-    long i = memasm_kernel_find(name);
-    if (i < 0)
-        return -1;
-    const struct memasm_kernel *k = &memasm_kernels[i];
-    if (!usable(k)) {
-        errno = ENOTSUP;
-        return -1;
-    }
-    forced[k->op] = i;
-    install(k->op, k);
-    return 0;
-}
-
-int memasm_kernel_auto(memasm_op op)
-{
-    memasm_init();
-    if ((unsigned)op >= MEMASM_OP_COUNT) {
-        errno = EINVAL;
-        return -1;
-    }
-    forced[op] = -1;
-    const struct memasm_kernel *k = choose(op);
-    if (k)
-        install(op, k);
-    return 0;
-}
-
-int memasm_isa_count(void)
-{
-    return memasm_isa_names_count;
-}
-
-const char *memasm_isa_name(int level)
-{
-    return level >= 0 && level < memasm_isa_names_count ? memasm_isa_names[level] : NULL;
-}
-
-int memasm_isa_level_n(const char *name, size_t len)
-{
-    for (int i = 0; name && i < memasm_isa_names_count; i++)
-        if (strlen(memasm_isa_names[i]) == len && memcmp(memasm_isa_names[i], name, len) == 0)
-            return i;
-    return -1;
-}
-
-int memasm_isa_level(const char *name)
-{
-    return name ? memasm_isa_level_n(name, strlen(name)) : -1;
-}
-
 int memasm_isa_cpu(void)
 {
     return memasm_cpu_get()->isa_max;
@@ -276,28 +178,167 @@ int memasm_isa_cap(void)
     return isa_cap >= 0 && isa_cap < cpu ? isa_cap : cpu;
 }
 
-int memasm_isa_set_cap_level(int level)
-{
-    isa_cap = level;
-    reselect();
-    return 0;
-}
-
-int memasm_isa_set_cap(const char *name)
-{
-    memasm_init();
-    int level = -1;
-    if (name) {
-        level = memasm_isa_level(name);
-        if (level < 0) {
-            errno = EINVAL;
-            return -1;
-        }
-    }
-    return memasm_isa_set_cap_level(level);
-}
-
 const char *memasm_version(void)
 {
     return PACKAGE_VERSION;
+}
+
+/* ---- thresholds --------------------------------------------------------- */
+
+/* Published sets rotate through these slots; a reader would have to sleep
+ * through SLOTS-1 further publications inside one copy to see a slot being
+ * rewritten, and publications happen only through the control API. */
+#define SLOTS 8
+static uint64_t thr_slots[SLOTS][MEMASM_THR_COUNT];
+static unsigned thr_next;
+
+void memasm_threshold_publish(const uint64_t v[MEMASM_THR_COUNT])
+{
+    uint64_t *slot = thr_slots[thr_next++ % SLOTS];
+    memcpy(slot, v, sizeof thr_slots[0]);
+    atomic_thread_fence(memory_order_release);
+    memasm_thr = slot;
+}
+
+void memasm_threshold_apply_defaults(void)
+{
+    uint64_t v[MEMASM_THR_COUNT];
+    memasm_threshold_defaults(v);
+    memasm_threshold_sanitize(v);
+    memasm_threshold_publish(v);
+}
+
+void memasm_threshold_apply(const struct memasm_threshold_def *d, size_t value, size_t *applied)
+{
+    uint64_t v[MEMASM_THR_COUNT];
+    memcpy(v, (const void *)memasm_thr, sizeof v);
+    v[d->index] = value;
+    memasm_threshold_sanitize(v);
+    /* Keep the value just set: if ordering forced a change, move the other
+     * bound of the window instead. */
+    for (size_t w = 0; w < memasm_threshold_windows_count; w++) {
+        int lo = memasm_threshold_windows[w][0], hi = memasm_threshold_windows[w][1];
+        if (d->index == hi && v[hi] != value && value >= d->min && value <= d->max) {
+            v[lo] = value;
+            v[hi] = value;
+            memasm_threshold_sanitize(v); /* the derived values follow */
+        }
+    }
+    memasm_threshold_publish(v);
+    if (applied)
+        *applied = v[d->index] > SIZE_MAX ? SIZE_MAX : (size_t)v[d->index];
+}
+
+/* ---- the configuration in force ----------------------------------------- */
+
+/* What the last memasm_config_load() read: its thresholds' sources, the ISA
+ * level it asked for and its problem line stay here for memasm-info. */
+static struct memasm_config_result cfg_last = {.isa = -1};
+
+int memasm_config_source(int index)
+{
+    return index >= 0 && index < MEMASM_THR_COUNT ? cfg_last.thr_src[index] : MEMASM_SRC_DEFAULT;
+}
+
+int memasm_config_isa(int *source)
+{
+    if (source)
+        *source = cfg_last.isa_src;
+    return cfg_last.isa;
+}
+
+const char *memasm_config_problem(void)
+{
+    return cfg_last.problem[0] ? cfg_last.problem : NULL;
+}
+
+const char *memasm_config_file(int *system)
+{
+    if (system)
+        *system = cfg_last.file_system;
+    return cfg_last.file;
+}
+
+/* "libmemasm: debug: " what, key[, " = " value as the file writes it]. */
+static void debug_line(const char *what, const char *key, uint64_t value, int has_value)
+{
+    char line[200], num[24];
+    size_t len = 0;
+    memasm_diag_append(line, &len, sizeof line, "debug: ", 7, 0);
+    memasm_diag_append(line, &len, sizeof line, what, strlen(what), 0);
+    memasm_diag_append(line, &len, sizeof line, key, strlen(key), 0);
+    if (has_value) {
+        memasm_diag_append(line, &len, sizeof line, " = ", 3, 0);
+        memasm_diag_append(line, &len, sizeof line, num,
+                           memasm_config_value_text(num, sizeof num, value), 0);
+    }
+    line[len] = '\0';
+    memasm_diag(line, NULL, 0, NULL);
+}
+
+/* memasm_config_load() and memasm_config_load_system(). */
+static int load(const char *path, int system, const char *inline_str, int debug)
+{
+    int saved = errno;
+    struct memasm_config_result *c = &cfg_last;
+    int r = memasm_config_read(path, system, inline_str, c);
+    if (debug && c->no_file)
+        debug_line(c->no_file, c->no_file_path, 0, 0);
+    if (r == 0 && c->nothing) {
+        if (debug && !c->no_file)
+            debug_line("no MEMASM_CONFIG or MEMASM_TUNABLES: defaults", "", 0, 0);
+        goto out;
+    }
+    if (r < 0) {
+        /* The system file's problems: on stderr only under MEMASM_DEBUG=1,
+         * and always in memasm_config_problem() for memasm-info. */
+        if (debug || !c->quiet)
+            memasm_diag(c->problem, NULL, 0, NULL);
+        goto out;
+    }
+    /* Everything is valid: one publication, then the ISA cap. */
+    memasm_threshold_publish(c->thr);
+    if (c->isa >= 0)
+        memasm_isa_set_cap_level(c->isa);
+    if (debug) {
+        const char *const from[] = {"default ", system ? "system file " : "MEMASM_CONFIG ",
+                                    "MEMASM_TUNABLES "};
+        for (size_t j = 0; j < memasm_threshold_defs_count; j++) {
+            const struct memasm_threshold_def *d = &memasm_threshold_defs[j];
+            debug_line(from[c->thr_src[d->index] % 3], d->key, c->thr[d->index], 1);
+        }
+        if (c->isa >= 0) {
+            char what[40];
+            size_t len = 0;
+            const char *f = from[c->isa_src % 3];
+            memasm_diag_append(what, &len, sizeof what, f, strlen(f), 0);
+            memasm_diag_append(what, &len, sizeof what, "isa = ", 6, 0);
+            what[len] = '\0';
+            debug_line(what, memasm_isa_names[c->isa], 0, 0);
+        }
+    }
+out:
+    errno = saved;
+    return r;
+}
+
+int memasm_config_load(const char *path, const char *inline_str, int debug)
+{
+    return load(path, 0, inline_str, debug);
+}
+
+int memasm_config_load_system(const char *path, const char *inline_str, int debug)
+{
+    return load(path, 1, inline_str, debug);
+}
+
+size_t memasm_config_write(char *buf, size_t cap, const char *writer)
+{
+    return memasm_config_write_notes(buf, cap, writer, NULL);
+}
+
+size_t memasm_config_write_notes(char *buf, size_t cap, const char *writer,
+                                 const struct memasm_config_notes *notes)
+{
+    return memasm_config_format(buf, cap, writer, notes, memasm_isa_cap(), memasm_thr);
 }

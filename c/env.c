@@ -1,6 +1,10 @@
 /*
  * env.c -- the MEMASM_* environment variables, read once at start-up.
  *
+ * Layer 5 (start-up, with c/init.c above it): uses layers 0-4; it hands
+ * what it reads to the configuration (read and checked by c/config.c,
+ * applied by c/dispatch.c).  See c/README.md.
+ *
  * Everything here runs inside every process that links libmemasm, setuid
  * programs included, so the environment is hostile input: it is never
  * written, never copied without a bound, and never read at all in a
@@ -22,7 +26,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+#include <sys/auxv.h>
 
 #include "memasm-internal.h"
 
@@ -45,37 +49,6 @@ static char env_problem[ENV_PROBLEMS_MAX][256];
 static int env_problems;
 static int env_debug; /* MEMASM_DEBUG is on */
 
-/* Append src (at most n bytes) to buf[*len..cap), dropping what doesn't fit.
- * When untrusted, control and non-ASCII bytes become '?' and the text is cut
- * at 64 bytes with "...". */
-static void put(char *buf, size_t *len, size_t cap, const char *src, size_t n, int untrusted)
-{
-    size_t limit = untrusted && n > 64 ? 64 : n;
-    for (size_t i = 0; i < limit && *len + 1 < cap; i++) {
-        unsigned char ch = (unsigned char)src[i];
-        buf[(*len)++] = untrusted && (ch < 0x20 || ch > 0x7e) ? '?' : (char)ch;
-    }
-    if (limit < n)
-        put(buf, len, cap, "...", 3, 0);
-}
-
-void memasm_diag(const char *msg, const char *bad, size_t bad_len, const char *tail)
-{
-    char line[512];
-    size_t len = 0;
-    int saved = errno;
-    put(line, &len, sizeof line - 1, "libmemasm: ", 11, 0);
-    put(line, &len, sizeof line - 1, msg, strlen(msg), 0);
-    if (bad)
-        put(line, &len, sizeof line - 1, bad, bad_len, 1);
-    if (tail)
-        put(line, &len, sizeof line - 1, tail, strlen(tail), 0);
-    line[len++] = '\n';
-    ssize_t r = write(STDERR_FILENO, line, len);
-    (void)r;
-    errno = saved;
-}
-
 /* The value v (n bytes) of a variable was ignored: one line on stderr,
  * msg, the value made printable, tail; kept for memasm_env_problem(). */
 static void ignored(const char *msg, const char *v, size_t n, const char *tail)
@@ -84,9 +57,9 @@ static void ignored(const char *msg, const char *v, size_t n, const char *tail)
         return;
     char *line = env_problem[env_problems++];
     size_t len = 0, cap = sizeof env_problem[0];
-    put(line, &len, cap, msg, strlen(msg), 0);
-    put(line, &len, cap, v, n, 1);
-    put(line, &len, cap, tail, strlen(tail), 0);
+    memasm_diag_append(line, &len, cap, msg, strlen(msg), 0);
+    memasm_diag_append(line, &len, cap, v, n, 1);
+    memasm_diag_append(line, &len, cap, tail, strlen(tail), 0);
     line[len] = '\0';
     memasm_diag(line, NULL, 0, NULL);
 }
@@ -132,11 +105,12 @@ static void apply_isa(void)
     if (level < 0) {
         char tail[160];
         size_t len = 0;
-        put(tail, &len, sizeof tail - 2, "' ignored (levels: ", 19, 0);
+        memasm_diag_append(tail, &len, sizeof tail - 2, "' ignored (levels: ", 19, 0);
         for (int i = 0; i < memasm_isa_names_count; i++) {
             if (i)
-                put(tail, &len, sizeof tail - 2, ", ", 2, 0);
-            put(tail, &len, sizeof tail - 2, memasm_isa_names[i], strlen(memasm_isa_names[i]), 0);
+                memasm_diag_append(tail, &len, sizeof tail - 2, ", ", 2, 0);
+            memasm_diag_append(tail, &len, sizeof tail - 2, memasm_isa_names[i],
+                               strlen(memasm_isa_names[i]), 0);
         }
         tail[len++] = ')';
         tail[len] = '\0';
@@ -148,6 +122,11 @@ static void apply_isa(void)
         return; /* the configuration's lower cap stays */
     memasm_isa_set_cap_level(level);
     env_isa_applied = 1;
+}
+
+int memasm_secure_mode(void)
+{
+    return getauxval(AT_SECURE) != 0;
 }
 
 int memasm_env_isa_applied(void)

@@ -1,6 +1,9 @@
 /*
  * kernels-aarch64.c -- master list of the aarch64 kernels.
  *
+ * Layer 2 (kernels, with c/kernels.c and asm/aarch64/): uses only the
+ * kernels it lists.  See c/README.md.
+ *
  * The dispatcher, the tests, the benchmark and the tuner all iterate this
  * list: a kernel added here is chosen, tested and measured with no further
  * change.  Levels: 0 generic (general registers, ldp/stp), 1 neon (AdvSIMD

@@ -1,6 +1,9 @@
 /*
  * kernels-riscv64.c -- master list of the riscv64 kernels.
  *
+ * Layer 2 (kernels, with c/kernels.c and asm/riscv64/): uses only the
+ * kernels it lists.  See c/README.md.
+ *
  * The dispatcher, the tests, the benchmark and the tuner all iterate this
  * list: a kernel added here is chosen, tested and measured with no further
  * change.  Levels: 0 scalar (RV64GC), 1 rvv (RVV 1.0, VLEN-agnostic).

@@ -1,6 +1,9 @@
 /*
  * kernels-x86_64.c -- master list of the x86_64 kernels.
  *
+ * Layer 2 (kernels, with c/kernels.c and asm/x86_64/): uses layer 0.
+ * See c/README.md.
+ *
  * The dispatcher, the tests, the benchmark and the tuner all iterate this
  * list: a kernel added here is chosen, tested and measured with no further
  * change.  Levels: 0 sse2, 1 avx2, 2 avx512 (AVX-512 F+BW+VL, with the zmm

@@ -1,6 +1,10 @@
 /*
  * memasm-internal.h -- what the C side and the kernels share.
  *
+ * One section per layer of c/, bottom first (c/README.md): each file
+ * includes this whole header but uses only the sections of the layers below
+ * its own, which tests/layers.sh checks on the objects.
+ *
  * Included from C and from the GNU as kernels (.S, through cpp).  The NASM
  * kernels get the MEMASM_THR_* indices from asm/x86_64/thresholds.inc, which
  * the build generates from this file, so there is a single source of truth.
@@ -42,10 +46,17 @@
 
 #define MEMASM_HIDDEN __attribute__((visibility("hidden")))
 
-/* Array the kernels read; never NULL (points at a static default). */
-extern const uint64_t *volatile memasm_thr MEMASM_HIDDEN;
+/* ==== Layer 0: messages (c/diag.c) and CPU facts (c/cpu.c) ============== */
 
-/* ---- CPU description ---------------------------------------------------- */
+/* Append src (n bytes) to buf[*len..cap), dropping what does not fit; when
+ * untrusted, control and non-ASCII bytes become '?' and the text is cut at
+ * 64 bytes with "...".  buf is not NUL-terminated. */
+void memasm_diag_append(char *buf, size_t *len, size_t cap, const char *src, size_t n,
+                        int untrusted) MEMASM_HIDDEN;
+
+/* One line on stderr: "libmemasm: " msg, then bad (untrusted text, at most
+ * bad_len bytes, shortened and made printable), then tail.  Keeps errno. */
+void memasm_diag(const char *msg, const char *bad, size_t bad_len, const char *tail) MEMASM_HIDDEN;
 
 /* Feature bits, per architecture (only the ones kernels depend on). */
 enum {
@@ -79,28 +90,11 @@ struct memasm_cpu {
 /* Detect once; later calls return the same description. */
 const struct memasm_cpu *memasm_cpu_get(void) MEMASM_HIDDEN;
 
-/* ---- Master kernel list ------------------------------------------------- */
+/* ==== Layer 1: thresholds (c/thresholds.c) ============================= */
 
-struct memasm_kernel {
-    const char *name;
-    memasm_op op;
-    int level;          /* ISA level index                           */
-    uint32_t requires;  /* MEMASM_F_* bits the CPU must have to run it */
-    void (*fn)(void);
-    /* MEMASM_F_* bits that must be present for the dispatcher to choose
-     * it, where they are about speed, not correctness (a kernel with
-     * misaligned loads runs everywhere on Linux but is only worth it where
-     * they are fast).  Tests and the benchmark run it regardless. */
-    uint32_t prefers;
-};
-
-extern const struct memasm_kernel memasm_kernels[] MEMASM_HIDDEN;
-extern const size_t memasm_kernels_count MEMASM_HIDDEN;
-
-extern const char *const memasm_isa_names[] MEMASM_HIDDEN;
-extern const int memasm_isa_names_count MEMASM_HIDDEN;
-
-/* ---- Thresholds --------------------------------------------------------- */
+/* Array the kernels read; never NULL (points at a static default).  Only
+ * memasm_threshold_publish (layer 4) changes it. */
+extern const uint64_t *volatile memasm_thr MEMASM_HIDDEN;
 
 struct memasm_threshold_def {
     const char *key;    /* configuration key, e.g. "memcpy.erms_min" */
@@ -124,13 +118,29 @@ void memasm_threshold_defaults(uint64_t out[MEMASM_THR_COUNT]) MEMASM_HIDDEN;
 /* Clamp every value into its legal range and fix ordering constraints. */
 void memasm_threshold_sanitize(uint64_t v[MEMASM_THR_COUNT]) MEMASM_HIDDEN;
 
-/* Publish a complete, sanitized set (copied into a fresh slot). */
-void memasm_threshold_publish(const uint64_t v[MEMASM_THR_COUNT]) MEMASM_HIDDEN;
-
 const struct memasm_threshold_def *memasm_threshold_lookup(const char *key,
                                                            size_t len) MEMASM_HIDDEN;
 
-/* ---- Dispatch ----------------------------------------------------------- */
+/* ==== Layer 2: kernels (c/kernels.c, c/kernels-<arch>.c, asm/<arch>/) == */
+
+struct memasm_kernel {
+    const char *name;
+    memasm_op op;
+    int level;          /* ISA level index                           */
+    uint32_t requires;  /* MEMASM_F_* bits the CPU must have to run it */
+    void (*fn)(void);
+    /* MEMASM_F_* bits that must be present for the dispatcher to choose
+     * it, where they are about speed, not correctness (a kernel with
+     * misaligned loads runs everywhere on Linux but is only worth it where
+     * they are fast).  Tests and the benchmark run it regardless. */
+    uint32_t prefers;
+};
+
+extern const struct memasm_kernel memasm_kernels[] MEMASM_HIDDEN;
+extern const size_t memasm_kernels_count MEMASM_HIDDEN;
+
+extern const char *const memasm_isa_names[] MEMASM_HIDDEN;
+extern const int memasm_isa_names_count MEMASM_HIDDEN;
 
 typedef void *(*memasm_copy_fn)(void *, const void *, size_t);
 typedef void *(*memasm_set_fn)(void *, int, size_t);
@@ -150,33 +160,101 @@ void memasm_entry_follow(memasm_op op, const struct memasm_kernel *k) MEMASM_HID
 
 /* Level index of an ISA name given as pointer + length; -1 if unknown. */
 int memasm_isa_level_n(const char *name, size_t len) MEMASM_HIDDEN;
-/* Set the cap by index (-1 = none) and redo the automatic choice. */
-int memasm_isa_set_cap_level(int level) MEMASM_HIDDEN;
 
-/* Non-zero in a secure-execution process (getauxval(AT_SECURE)). */
-int memasm_secure_mode(void) MEMASM_HIDDEN;
+/* ==== Layer 3: configuration (c/config.c; memasm.conf(5)) ============== */
 
-/* Read MEMASM_* from the environment and apply it (never in secure mode). */
-void memasm_env_apply(void) MEMASM_HIDDEN;
-
-/* One line on stderr: "libmemasm: " msg, then bad (untrusted text, at most
- * bad_len bytes, shortened and made printable), then tail.  Keeps errno. */
-void memasm_diag(const char *msg, const char *bad, size_t bad_len, const char *tail) MEMASM_HIDDEN;
-
-/* ---- Configuration (c/config.c; format in doc/configuration.md) --------- */
+/* Read, parse and check; nothing here applies, records or prints anything. */
 
 enum { MEMASM_SRC_DEFAULT = 0, MEMASM_SRC_FILE = 1, MEMASM_SRC_INLINE = 2, MEMASM_SRC_ENV_ISA = 3 };
 
 #define MEMASM_CONFIG_FILE_MAX 65536   /* bytes; larger files are rejected   */
 #define MEMASM_CONFIG_INLINE_MAX 4096  /* bytes of MEMASM_TUNABLES           */
 #define MEMASM_CONFIG_PATH_MAX 4096    /* bytes of MEMASM_CONFIG             */
+#define MEMASM_CONFIG_PROBLEM_MAX 480  /* fits memasm_diag()'s line          */
 
-/* Parse, validate and apply MEMASM_CONFIG (path; NULL or "" for no file)
- * and then MEMASM_TUNABLES (inline, may be NULL): everything or nothing.  On
- * failure prints one "libmemasm:" line and returns -1; 0 when applied or
- * when there was nothing to apply.  debug: also describe what was applied.
- * Keeps errno.  Not reentrant: memasm_init() calls it (or the next) once;
- * tests call them more. */
+/* What memasm_config_read() found. */
+struct memasm_config_result {
+    uint64_t thr[MEMASM_THR_COUNT];          /* the set to publish (success) */
+    unsigned char thr_src[MEMASM_THR_COUNT]; /* MEMASM_SRC_* of each; 0s on failure */
+    int isa;                                 /* ISA level asked for, -1: none */
+    int isa_src;                             /* MEMASM_SRC_* of isa */
+    int nothing;  /* no file and no inline text: nothing to apply */
+    int quiet;    /* the problem is the system file's: print it only when debugging */
+    const char *file; /* the file read or refused (the caller's path), or NULL */
+    int file_system;  /* file is the system file */
+    const char *no_file, *no_file_path; /* why no file was read (for debug), or NULL */
+    char problem[MEMASM_CONFIG_PROBLEM_MAX]; /* without "libmemasm: "; "" when none */
+};
+
+/* Read path (NULL or "": no file; system: read it as the system file, see
+ * memasm_config_load_system), then inline_str (MEMASM_TUNABLES, may be
+ * NULL), and check the result against this CPU and the defaults: 0 with
+ * *res ready to apply, -1 with res->problem.  Keeps errno. */
+int memasm_config_read(const char *path, int system, const char *inline_str,
+                       struct memasm_config_result *res) MEMASM_HIDDEN;
+
+/* The parser on text alone, for the tests and the fuzzer: parse text
+ * (file format when source is MEMASM_SRC_FILE, else MEMASM_TUNABLES format)
+ * and check it against this CPU and the current defaults.  Returns 0 or -1;
+ * out (may be NULL) receives the thresholds that would be applied, problem
+ * (may be NULL) the message. */
+int memasm_config_try(const char *text, size_t len, int source,
+                      uint64_t out[MEMASM_THR_COUNT], char *problem, size_t problem_cap) MEMASM_HIDDEN;
+
+/* What memasm-tune adds to the file: header lines (LF-separated, each
+ * written as a comment), and a remark line above each key (indexed by
+ * MEMASM_THR_*) and above the ISA cap.  NULL entries are left out. */
+struct memasm_config_notes {
+    const char *header;
+    const char *remark[MEMASM_THR_COUNT];
+    const char *isa_remark;
+};
+
+/* A configuration file for this CPU with ISA level isa and thresholds thr,
+ * with notes (may be NULL), into buf; returns the full length (like
+ * snprintf), buf is NUL-terminated when cap > 0.  writer names the program
+ * in the header comment. */
+size_t memasm_config_format(char *buf, size_t cap, const char *writer,
+                            const struct memasm_config_notes *notes, int isa,
+                            const uint64_t thr[MEMASM_THR_COUNT]) MEMASM_HIDDEN;
+
+/* v as the file format writes it ("never", 4M, 48K, 1000) into buf (not
+ * NUL-terminated); returns its length. */
+size_t memasm_config_value_text(char *buf, size_t cap, uint64_t v) MEMASM_HIDDEN;
+
+/* Every key and ISA level name of every architecture (the others' are
+ * accepted and ignored). */
+extern const char *const memasm_config_all_keys[] MEMASM_HIDDEN;
+extern const size_t memasm_config_all_keys_count MEMASM_HIDDEN;
+extern const char *const memasm_config_all_isas[] MEMASM_HIDDEN;
+extern const size_t memasm_config_all_isas_count MEMASM_HIDDEN;
+
+/* ==== Layer 4: dispatch, what is in force (c/dispatch.c) ================ */
+
+/* Redo the automatic choice of every operation's kernel. */
+void memasm_dispatch_select(void) MEMASM_HIDDEN;
+/* Force kernel i of the list (-1, errno ENOTSUP, if this CPU cannot run it);
+ * give op back to the automatic choice (-1, errno EINVAL, for a bad op). */
+int memasm_dispatch_force(long i) MEMASM_HIDDEN;
+int memasm_dispatch_auto(memasm_op op) MEMASM_HIDDEN;
+/* Set the cap by index (-1 = none) and redo the automatic choice. */
+int memasm_isa_set_cap_level(int level) MEMASM_HIDDEN;
+
+/* Publish a complete, sanitized set (copied into a fresh slot). */
+void memasm_threshold_publish(const uint64_t v[MEMASM_THR_COUNT]) MEMASM_HIDDEN;
+/* Publish the defaults, sanitized. */
+void memasm_threshold_apply_defaults(void) MEMASM_HIDDEN;
+/* Set key d to value in the set in force (the other bound of its window
+ * follows it) and publish; *applied (may be NULL) gets the value kept. */
+void memasm_threshold_apply(const struct memasm_threshold_def *d, size_t value,
+                            size_t *applied) MEMASM_HIDDEN;
+
+/* Read (memasm_config_read) and apply MEMASM_CONFIG (path; NULL or "" for
+ * no file) and then MEMASM_TUNABLES (inline, may be NULL): everything or
+ * nothing.  On failure prints one "libmemasm:" line and returns -1; 0 when
+ * applied or when there was nothing to apply.  debug: also describe what was
+ * applied.  Keeps errno.  Not reentrant: memasm_init() calls it (or the
+ * next) once; tests call them more. */
 int memasm_config_load(const char *path, const char *inline_str, int debug) MEMASM_HIDDEN;
 
 /* The same with path read as the system file (memasm_config_system_file
@@ -186,9 +264,6 @@ int memasm_config_load(const char *path, const char *inline_str, int debug) MEMA
  * defaults entirely, and its line is printed only when debug (it is still
  * recorded for memasm_config_problem()). */
 int memasm_config_load_system(const char *path, const char *inline_str, int debug) MEMASM_HIDDEN;
-
-/* $(sysconfdir)/memasm.conf, fixed at build time (c/env.c). */
-extern const char memasm_config_system_file[] MEMASM_HIDDEN;
 
 /* What the last memasm_config_load() did: source (MEMASM_SRC_*) of
  * threshold index i, and of the ISA cap; the problem line (without the
@@ -201,50 +276,38 @@ const char *memasm_config_problem(void) MEMASM_HIDDEN;
  * file does not exist); *system (may be NULL) says whether it was the
  * system file.  The pointer is the caller's path. */
 const char *memasm_config_file(int *system) MEMASM_HIDDEN;
-/* Non-zero when MEMASM_ISA set the ISA cap in force (c/env.c). */
+
+/* memasm_config_format with the ISA cap and the thresholds in force. */
+size_t memasm_config_write(char *buf, size_t cap, const char *writer) MEMASM_HIDDEN;
+size_t memasm_config_write_notes(char *buf, size_t cap, const char *writer,
+                                 const struct memasm_config_notes *notes) MEMASM_HIDDEN;
+
+/* ==== Layer 5: the environment (c/env.c) ================================ */
+
+/* Non-zero in a secure-execution process (getauxval(AT_SECURE)). */
+int memasm_secure_mode(void) MEMASM_HIDDEN;
+
+/* Read MEMASM_* from the environment and apply it (the caller checks
+ * memasm_secure_mode() first). */
+void memasm_env_apply(void) MEMASM_HIDDEN;
+
+/* $(sysconfdir)/memasm.conf, fixed at build time. */
+extern const char memasm_config_system_file[] MEMASM_HIDDEN;
+
+/* Non-zero when MEMASM_ISA set the ISA cap in force. */
 int memasm_env_isa_applied(void) MEMASM_HIDDEN;
 /* The i-th environment value memasm_env_apply() ignored (MEMASM_DEBUG,
  * MEMASM_ISA), as its line without the "libmemasm: " prefix; NULL past the
- * last (c/env.c). */
+ * last. */
 const char *memasm_env_problem(int i) MEMASM_HIDDEN;
 /* Non-zero when MEMASM_DEBUG asked for debug output (a decimal number other
  * than 0); 0 before memasm_init() and in a secure-execution process. */
 int memasm_env_debug(void) MEMASM_HIDDEN;
 
-/* Write a configuration file (fingerprint of this CPU, the ISA cap and every
- * threshold in force) into buf; returns the full length (like snprintf),
- * buf is NUL-terminated when cap > 0.  writer names the program in the
- * header comment. */
-size_t memasm_config_write(char *buf, size_t cap, const char *writer) MEMASM_HIDDEN;
+/* ==== Layer 6: start-up (c/init.c) ====================================== */
 
-/* What memasm-tune adds to the file: header lines (LF-separated, each
- * written as a comment), and a remark line above each key (indexed by
- * MEMASM_THR_*) and above the ISA cap.  NULL entries are left out. */
-struct memasm_config_notes {
-    const char *header;
-    const char *remark[MEMASM_THR_COUNT];
-    const char *isa_remark;
-};
-/* memasm_config_write with notes (NULL: the same output). */
-size_t memasm_config_write_notes(char *buf, size_t cap, const char *writer,
-                                 const struct memasm_config_notes *notes) MEMASM_HIDDEN;
-
-/* The parser without side effects, for the tests and the fuzzer: parse text
- * (file format when source is MEMASM_SRC_FILE, else MEMASM_TUNABLES format)
- * and check it against this CPU and the current defaults.  Returns 0 or -1;
- * out (may be NULL) receives the thresholds that would be applied, problem
- * (may be NULL) the message. */
-int memasm_config_try(const char *text, size_t len, int source,
-                      uint64_t out[MEMASM_THR_COUNT], char *problem, size_t problem_cap) MEMASM_HIDDEN;
-
-/* Every key and ISA level name of every architecture (the others' are
- * accepted and ignored). */
-extern const char *const memasm_config_all_keys[] MEMASM_HIDDEN;
-extern const size_t memasm_config_all_keys_count MEMASM_HIDDEN;
-extern const char *const memasm_config_all_isas[] MEMASM_HIDDEN;
-extern const size_t memasm_config_all_isas_count MEMASM_HIDDEN;
-
-/* One-time initialisation (CPU, defaults, environment); idempotent. */
+/* One-time initialisation (CPU, defaults, environment, kernels);
+ * idempotent. */
 void memasm_init(void) MEMASM_HIDDEN;
 
 #endif /* !__ASSEMBLER__ */

@@ -1,16 +1,17 @@
 /*
- * thresholds.c -- the size thresholds the kernels read at run time.
+ * thresholds.c -- the size thresholds the kernels read at run time: their
+ * keys, legal ranges and defaults.
+ *
+ * Layer 1 (thresholds): uses layer 0 (the CPU's caches and features).  See
+ * c/README.md.
  *
  * One table per architecture names each key, its legal range and what it
  * steers; the configuration parser, memasm-info, the tuner and the control
- * API all go through it.  Values are published as a whole: a writer fills a
- * fresh slot and swaps the pointer the kernels read (memasm_thr), so a copy
- * running at the same time sees the old set or the new one, never a mix.
+ * API all go through it.  The pointer the kernels read (memasm_thr) is
+ * defined here with its static default; c/dispatch.c publishes new sets.
  */
 #include "config.h"
 
-#include <errno.h>
-#include <stdatomic.h>
 #include <string.h>
 
 #include "memasm-internal.h"
@@ -37,13 +38,6 @@ static const uint64_t thr_static[MEMASM_THR_COUNT] = {
 };
 
 const uint64_t *volatile memasm_thr = thr_static;
-
-/* Published sets rotate through these slots; a reader would have to sleep
- * through SLOTS-1 further publications inside one copy to see a slot being
- * rewritten, and publications happen only through the control API. */
-#define SLOTS 8
-static uint64_t thr_slots[SLOTS][MEMASM_THR_COUNT];
-static unsigned thr_next;
 
 #if defined(__x86_64__)
 /*
@@ -293,14 +287,6 @@ void memasm_threshold_sanitize(uint64_t v[MEMASM_THR_COUNT])
                                          : v[MEMASM_THR_MEMCPY_BWD_PREFETCH_MIN];
 }
 
-void memasm_threshold_publish(const uint64_t v[MEMASM_THR_COUNT])
-{
-    uint64_t *slot = thr_slots[thr_next++ % SLOTS];
-    memcpy(slot, v, sizeof thr_slots[0]);
-    atomic_thread_fence(memory_order_release);
-    memasm_thr = slot;
-}
-
 /* ---- public API --------------------------------------------------------- */
 
 size_t memasm_threshold_count(void)
@@ -311,54 +297,4 @@ size_t memasm_threshold_count(void)
 const char *memasm_threshold_key(size_t i)
 {
     return i < memasm_threshold_defs_count ? memasm_threshold_defs[i].key : NULL;
-}
-
-int memasm_threshold_get(const char *key, size_t *value)
-{
-    memasm_init();
-    const struct memasm_threshold_def *d = key ? memasm_threshold_lookup(key, strlen(key)) : NULL;
-    if (!d || !value) {
-        errno = d ? EINVAL : ENOENT;
-        return -1;
-    }
-    uint64_t x = memasm_thr[d->index];
-    *value = x > SIZE_MAX ? SIZE_MAX : (size_t)x;
-    return 0;
-}
-
-int memasm_threshold_set(const char *key, size_t value, size_t *applied)
-{
-    memasm_init();
-    const struct memasm_threshold_def *d = key ? memasm_threshold_lookup(key, strlen(key)) : NULL;
-    if (!d) {
-        errno = ENOENT;
-        return -1;
-    }
-    uint64_t v[MEMASM_THR_COUNT];
-    memcpy(v, (const void *)memasm_thr, sizeof v);
-    v[d->index] = value;
-    memasm_threshold_sanitize(v);
-    /* Keep the value just set: if ordering forced a change, move the other
-     * bound of the window instead. */
-    for (size_t w = 0; w < memasm_threshold_windows_count; w++) {
-        int lo = memasm_threshold_windows[w][0], hi = memasm_threshold_windows[w][1];
-        if (d->index == hi && v[hi] != value && value >= d->min && value <= d->max) {
-            v[lo] = value;
-            v[hi] = value;
-            memasm_threshold_sanitize(v); /* the derived values follow */
-        }
-    }
-    memasm_threshold_publish(v);
-    if (applied)
-        *applied = v[d->index] > SIZE_MAX ? SIZE_MAX : (size_t)v[d->index];
-    return 0;
-}
-
-void memasm_threshold_reset(void)
-{
-    memasm_init();
-    uint64_t v[MEMASM_THR_COUNT];
-    memasm_threshold_defaults(v);
-    memasm_threshold_sanitize(v);
-    memasm_threshold_publish(v);
 }
