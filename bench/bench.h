@@ -38,6 +38,7 @@ struct bench_opts {
     const char *self_check;
     size_t cold_pool;
     size_t llc;
+    const char *mix;    /* --mix FILE: the mixes' calls              */
 };
 extern struct bench_opts opt;
 

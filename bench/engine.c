@@ -542,7 +542,15 @@ void workers_stop(void)
 
 /* ---- call tables -------------------------------------------------------- */
 
+/* The built-in tables (SPEC CPU2017), and the tables each operation's mix
+ * draws from: the built-in ones, or a --mix file's.  An operation whose
+ * source table is empty draws no source offset (memset in a profile). */
 static struct bench_dist dist_memcpy_sizes, dist_memset_sizes, dist_src_align, dist_dst_align;
+static const struct bench_dist *mix_size[OP_KINDS], *mix_src[OP_KINDS], *mix_dst[OP_KINDS];
+static struct bench_mix mix_file;
+/* The largest size a mix draws: the built-in tables' bound, or a file's
+ * largest size up to MIX_FILE_MAX. */
+static size_t mix_max = MIX_MAX_SIZE;
 
 static const char *table_text(const char *name)
 {
@@ -569,20 +577,68 @@ void eng_load_tables(void)
     load_dist(&dist_memset_sizes, "memset_sizes", NULL);
     load_dist(&dist_src_align, "memcpy_align", "src");
     load_dist(&dist_dst_align, "memcpy_align", "dst");
+    for (int op = 0; op < OP_KINDS; op++) {
+        mix_size[op] = op == OP_MEMSET ? &dist_memset_sizes : &dist_memcpy_sizes;
+        mix_src[op] = &dist_src_align;
+        mix_dst[op] = &dist_dst_align;
+    }
 }
 
-int eng_set_size_table(int is_set, const char *text, char *err, size_t errlen)
+/* The file's operation for a mix of op. */
+static int mix_op(enum op_kind op)
 {
-    struct bench_dist d;
-    if (bench_dist_parse(text, NULL, &d, err, errlen) != 0)
+    return op == OP_MEMSET ? BENCH_MIX_MEMSET : op == OP_MEMCPY ? BENCH_MIX_MEMCPY : BENCH_MIX_MEMMOVE;
+}
+
+static int set_mix(const char *text, uint64_t *clamped, char *err, size_t errlen)
+{
+    struct bench_mix m;
+    if (bench_mix_parse(text, &m, err, errlen) != 0)
         return -1;
-    for (size_t i = 0; i < d.n; i++)
-        if (d.value[i] > MIX_MAX_SIZE)
-            d.value[i] = MIX_MAX_SIZE;
-    struct bench_dist *old = is_set ? &dist_memset_sizes : &dist_memcpy_sizes;
-    bench_dist_free(old);
-    *old = d;
+    bench_mix_free(&mix_file);
+    mix_file = m;
+    *clamped = 0;
+    mix_max = MIX_MAX_SIZE;
+    for (int i = 0; i < BENCH_MIX_OPS; i++) {
+        struct bench_dist *d = &mix_file.size[i];
+        uint64_t prev = 0;
+        for (size_t k = 0; k < d->n; prev = d->cum[k], k++) {
+            if (d->value[k] > MIX_FILE_MAX) {
+                d->value[k] = MIX_FILE_MAX;
+                *clamped += d->cum[k] - prev;
+            }
+            if (d->value[k] > mix_max)
+                mix_max = (size_t)d->value[k];
+        }
+    }
+    for (int op = 0; op < OP_KINDS; op++) {
+        int i = mix_file.profile ? mix_op((enum op_kind)op) : 0;
+        mix_size[op] = &mix_file.size[i];
+        if (mix_file.profile) { /* a size table keeps the built-in alignments */
+            mix_src[op] = &mix_file.src[i];
+            mix_dst[op] = &mix_file.dst[i];
+        }
+    }
     return 0;
+}
+
+int eng_load_mix(const char *path, char *err, size_t errlen)
+{
+    uint64_t clamped;
+    char *text = bench_read_file(path, (size_t)16 << 20, err, errlen);
+    if (!text)
+        return -1;
+    int r = set_mix(text, &clamped, err, errlen);
+    free(text);
+    if (r == 0 && clamped)
+        fprintf(stderr, "%s: --mix %s: %llu calls above 16M are made at 16M\n", program_invocation_short_name, path,
+                (unsigned long long)clamped);
+    return r;
+}
+
+const struct bench_dist *eng_mix_sizes(enum op_kind op)
+{
+    return mix_size[op]->n ? mix_size[op] : NULL;
 }
 
 static void calls_reserve(struct worker *w, size_t n)
@@ -720,9 +776,10 @@ static void build_calls(struct worker *w, const struct workload *wl, size_t n, u
         seq[i].sz = n;
         seq[i].so = seq[i].d_o = seq[i].slide = 0;
         if (wl->mix) {
-            seq[i].sz = (size_t)bench_dist_sample(wl->op == OP_MEMSET ? &dist_memset_sizes : &dist_memcpy_sizes, &rng);
-            seq[i].so = bench_offset_with_align((unsigned)bench_dist_sample(&dist_src_align, &rng), &rng);
-            seq[i].d_o = bench_offset_with_align((unsigned)bench_dist_sample(&dist_dst_align, &rng), &rng);
+            seq[i].sz = (size_t)bench_dist_sample(mix_size[wl->op], &rng);
+            if (mix_src[wl->op]->n)
+                seq[i].so = bench_offset_with_align((unsigned)bench_dist_sample(mix_src[wl->op], &rng), &rng);
+            seq[i].d_o = bench_offset_with_align((unsigned)bench_dist_sample(mix_dst[wl->op], &rng), &rng);
             /* hot: slide through an 8 KiB window, still L1-resident (drawn
              * for cold too, so both get the same sizes and offsets) */
             seq[i].slide = 64 * (unsigned)bench_rng_below(&rng, 128);
@@ -735,7 +792,7 @@ static void build_calls(struct worker *w, const struct workload *wl, size_t n, u
     }
     size_t nslots = 0, stride = 0, pool_half = (w->cold_len / 2) & ~(size_t)4095, *perm = NULL;
     if (wl->cold) {
-        stride = cold_stride(wl->mix ? MIX_MAX_SIZE + 64 : n, wl->op);
+        stride = cold_stride(wl->mix ? mix_max + 64 : n, wl->op);
         nslots = pool_half / stride;
         if (nslots > MAX_COLD_SLOTS)
             nslots = MAX_COLD_SLOTS;
@@ -765,7 +822,7 @@ static void build_calls(struct worker *w, const struct workload *wl, size_t n, u
         ncalls = round_up(ncalls, VARY_CALLS);
     calls_reserve(w, ncalls);
     w->ncalls = ncalls;
-    size_t hh = hot_half(wl->mix ? MIX_MAX_SIZE + 64 : n);
+    size_t hh = hot_half(wl->mix ? mix_max + 64 : n);
     size_t es = edge_stride(n), eh = hot_half(EDGE_SLOTS * es);
     for (size_t i = 0; i < ncalls; i++) {
         size_t k = i % VARY_CALLS;
@@ -885,7 +942,7 @@ void eng_measure(const struct workload *wl, size_t n, const struct cand *cands, 
 
 size_t eng_hot_len(const struct workload *wls, int nwls, size_t max_n)
 {
-    size_t hot_len = hot_footprint(MIX_MAX_SIZE + 64 + 8192, OP_MEMCPY) + 16384;
+    size_t hot_len = hot_footprint(mix_max + 64 + 8192, OP_MEMCPY) + 16384;
     for (int w = 0; w < nwls; w++)
         if (!wls[w].mix && !wls[w].cold && hot_footprint(max_n, wls[w].op) + 16384 > hot_len)
             hot_len = hot_footprint(max_n, wls[w].op) + 16384;

@@ -77,8 +77,10 @@ int cand_has_op(const struct cand *c, enum op_kind op);
 #define HAVE_FLUSH 0
 #endif
 
-/* Sizes of the calls a mix draws stay below this. */
+/* Sizes of the calls the built-in mixes draw stay below this; a --mix
+ * file's go up to MIX_FILE_MAX (larger ones are made at that size). */
 #define MIX_MAX_SIZE 4096
+#define MIX_FILE_MAX ((size_t)16 << 20)
 /* Largest size an edge run measures. */
 #define EDGE_MAX_SIZE ((size_t)1024)
 
@@ -102,10 +104,14 @@ uint64_t now_ns(void);
 
 /* Load the built-in size and alignment tables (exits on a broken table). */
 void eng_load_tables(void);
-/* Replace the memcpy (is_set = 0) or memset size table by a table in the
- * format of bench/data/memcpy-sizes-spec2017.tsv; sizes above MIX_MAX_SIZE are kept at
- * MIX_MAX_SIZE.  Returns 0, or -1 with a message in err. */
-int eng_set_size_table(int is_set, const char *text, char *err, size_t errlen);
+/* Replace the mixes' tables by those of the mix file at path (harness.h,
+ * bench_mix_parse: a profile, per operation, or one size table for every
+ * operation with the built-in alignments); calls above MIX_FILE_MAX are
+ * made at that size, with one line on stderr.  Call after eng_load_tables,
+ * before eng_hot_len.  Returns 0, or -1 with a message in err. */
+int eng_load_mix(const char *path, char *err, size_t errlen);
+/* The sizes op's mix draws, or NULL when the mix file has no such calls. */
+const struct bench_dist *eng_mix_sizes(enum op_kind op);
 
 /* The hot arena that sweeps up to max_n bytes of these workloads need. */
 size_t eng_hot_len(const struct workload *wls, int nwls, size_t max_n);

@@ -57,8 +57,10 @@ uint64_t bench_rng_below(struct bench_rng *r, uint64_t n)
 
 static int set_err(char *err, size_t errlen, unsigned line, const char *what)
 {
-    if (err && errlen)
+    if (err && errlen && line)
         snprintf(err, errlen, "line %u: %s", line, what);
+    else if (err && errlen) /* the file as a whole */
+        snprintf(err, errlen, "%s", what);
     return -1;
 }
 
@@ -80,39 +82,79 @@ static int parse_u64(const char *p, const char *end, uint64_t *out)
     return 0;
 }
 
-int bench_dist_parse(const char *text, const char *key, struct bench_dist *d,
-                     char *err, size_t errlen)
+/*
+ * The next row of a tab-separated table at *pos: '#' comment lines and
+ * blank lines are skipped, CR before LF dropped.  Splits it into at most
+ * three fields f[i]..fe[i] and sets *nf; returns 1, 0 at the end, or -1
+ * for a fourth field.  *lineno counts every line read.
+ */
+static int next_row(const char **pos, unsigned *lineno, const char *f[3], const char *fe[3], int *nf)
 {
-    size_t cap = 0;
-    unsigned lineno = 0;
-    memset(d, 0, sizeof *d);
-    for (const char *line = text; *line;) {
+    for (const char *line = *pos; *line;) {
         const char *eol = strchr(line, '\n');
         if (!eol)
             eol = line + strlen(line);
-        const char *next = *eol ? eol + 1 : eol;
         const char *end = eol;
-        lineno++;
+        *pos = *eol ? eol + 1 : eol;
+        (*lineno)++;
         if (end > line && end[-1] == '\r')
             end--;
         if (end == line || *line == '#') {
-            line = next;
+            line = *pos;
             continue;
         }
-        /* Split into at most three tab-separated fields. */
-        const char *f[3], *fe[3];
-        int nf = 0;
         const char *p = line;
-        while (nf < 3) {
+        *nf = 0;
+        while (*nf < 3) {
             const char *tab = memchr(p, '\t', (size_t)(end - p));
-            f[nf] = p;
-            fe[nf] = tab ? tab : end;
-            nf++;
+            f[*nf] = p;
+            fe[*nf] = tab ? tab : end;
+            (*nf)++;
             if (!tab)
                 break;
             p = tab + 1;
         }
-        if (fe[nf - 1] != end) {
+        return fe[*nf - 1] == end ? 1 : -1;
+    }
+    return 0;
+}
+
+/* Append a row; 0, or -1 with the reason. */
+static int dist_add(struct bench_dist *d, uint64_t value, uint64_t count, const char **why)
+{
+    if (d->total > UINT64_MAX - count) {
+        *why = "counts overflow";
+        return -1;
+    }
+    /* Room doubles at 64, 128, 256, ... rows. */
+    if (d->n == 0 || (d->n >= 64 && (d->n & (d->n - 1)) == 0)) {
+        size_t ncap = d->n ? d->n * 2 : 64;
+        uint64_t *nv = realloc(d->value, ncap * sizeof *nv);
+        if (nv)
+            d->value = nv;
+        uint64_t *nc = nv ? realloc(d->cum, ncap * sizeof *nc) : NULL;
+        if (!nc) {
+            *why = "out of memory";
+            return -1;
+        }
+        d->cum = nc;
+    }
+    d->total += count;
+    d->value[d->n] = value;
+    d->cum[d->n] = d->total;
+    d->n++;
+    return 0;
+}
+
+int bench_dist_parse(const char *text, const char *key, struct bench_dist *d,
+                     char *err, size_t errlen)
+{
+    unsigned lineno = 0;
+    const char *pos = text, *f[3], *fe[3], *why;
+    int nf, r;
+    memset(d, 0, sizeof *d);
+    while ((r = next_row(&pos, &lineno, f, fe, &nf)) != 0) {
+        if (r < 0) {
             bench_dist_free(d);
             return set_err(err, errlen, lineno, "too many fields");
         }
@@ -125,38 +167,18 @@ int bench_dist_parse(const char *text, const char *key, struct bench_dist *d,
         int base = 0;
         if (key) {
             base = 1;
-            if ((size_t)(fe[0] - f[0]) != strlen(key) || memcmp(f[0], key, strlen(key)) != 0) {
-                line = next;
+            if ((size_t)(fe[0] - f[0]) != strlen(key) || memcmp(f[0], key, strlen(key)) != 0)
                 continue;
-            }
         }
         uint64_t value, count;
         if (parse_u64(f[base], fe[base], &value) || parse_u64(f[base + 1], fe[base + 1], &count)) {
             bench_dist_free(d);
             return set_err(err, errlen, lineno, "value and count must be unsigned integers");
         }
-        if (d->total > UINT64_MAX - count) {
+        if (dist_add(d, value, count, &why) != 0) {
             bench_dist_free(d);
-            return set_err(err, errlen, lineno, "counts overflow");
+            return set_err(err, errlen, lineno, why);
         }
-        if (d->n == cap) {
-            size_t ncap = cap ? cap * 2 : 64;
-            uint64_t *nv = realloc(d->value, ncap * sizeof *nv);
-            if (nv)
-                d->value = nv;
-            uint64_t *nc = nv ? realloc(d->cum, ncap * sizeof *nc) : NULL;
-            if (!nc) {
-                bench_dist_free(d);
-                return set_err(err, errlen, lineno, "out of memory");
-            }
-            d->cum = nc;
-            cap = ncap;
-        }
-        d->total += count;
-        d->value[d->n] = value;
-        d->cum[d->n] = d->total;
-        d->n++;
-        line = next;
     }
     if (d->n == 0 || d->total == 0) {
         bench_dist_free(d);
@@ -164,6 +186,151 @@ int bench_dist_parse(const char *text, const char *key, struct bench_dist *d,
                                                 : "no rows, or all counts are zero");
     }
     return 0;
+}
+
+/* ---- mix files ---------------------------------------------------------- */
+
+const char *const bench_mix_ops[BENCH_MIX_OPS] = {"memcpy", "memmove", "memset"};
+static const char *const mix_what[3] = {"size", "src", "dst"};
+
+void bench_mix_free(struct bench_mix *m)
+{
+    for (int op = 0; op < BENCH_MIX_OPS; op++) {
+        bench_dist_free(&m->size[op]);
+        bench_dist_free(&m->src[op]);
+        bench_dist_free(&m->dst[op]);
+    }
+}
+
+/* The table a profile key names (OP.size, OP.src, OP.dst), or NULL. */
+static struct bench_dist *mix_table(struct bench_mix *m, const char *k, const char *ke, int *what)
+{
+    for (int op = 0; op < BENCH_MIX_OPS; op++) {
+        size_t ol = strlen(bench_mix_ops[op]);
+        if ((size_t)(ke - k) <= ol + 1 || memcmp(k, bench_mix_ops[op], ol) != 0 || k[ol] != '.')
+            continue;
+        for (int w = 0; w < 3; w++)
+            if ((size_t)(ke - k) == ol + 1 + strlen(mix_what[w]) && memcmp(k + ol + 1, mix_what[w], strlen(mix_what[w])) == 0) {
+                *what = w;
+                if (op == BENCH_MIX_MEMSET && w == 1)
+                    return NULL; /* memset has no source */
+                return w == 0 ? &m->size[op] : w == 1 ? &m->src[op] : &m->dst[op];
+            }
+    }
+    return NULL;
+}
+
+static int mix_err(struct bench_mix *m, char *err, size_t errlen, unsigned line, const char *what)
+{
+    bench_mix_free(m);
+    return set_err(err, errlen, line, what);
+}
+
+int bench_mix_parse(const char *text, struct bench_mix *m, char *err, size_t errlen)
+{
+    unsigned lineno = 0, first_nf = 0;
+    const char *pos = text, *f[3], *fe[3], *why;
+    int nf, r;
+    memset(m, 0, sizeof *m);
+    while ((r = next_row(&pos, &lineno, f, fe, &nf)) != 0) {
+        if (r < 0)
+            return mix_err(m, err, errlen, lineno, "too many fields (key<TAB>value<TAB>count, or value<TAB>count)");
+        if (nf == 1)
+            return mix_err(m, err, errlen, lineno, "expected key<TAB>value<TAB>count, or value<TAB>count");
+        if (!first_nf)
+            first_nf = (unsigned)nf;
+        if ((unsigned)nf != first_nf)
+            return mix_err(m, err, errlen, lineno,
+                           nf == 2 ? "value<TAB>count in a profile (the rows above are key<TAB>value<TAB>count)"
+                                   : "key<TAB>value<TAB>count in a size table (the rows above are value<TAB>count)");
+        uint64_t value, count;
+        if (parse_u64(f[nf - 2], fe[nf - 2], &value) || parse_u64(f[nf - 1], fe[nf - 1], &count))
+            return mix_err(m, err, errlen, lineno, "value and count must be unsigned integers");
+        struct bench_dist *d = &m->size[0];
+        if (nf == 3) {
+            int what = 0;
+            d = mix_table(m, f[0], fe[0], &what);
+            if (!d) {
+                char msg[160];
+                snprintf(msg, sizeof msg, "unknown key '%.*s' (memcpy.size, memcpy.src, memcpy.dst, memmove.size, "
+                         "memmove.src, memmove.dst, memset.size, memset.dst)", (int)(fe[0] - f[0] > 40 ? 40 : fe[0] - f[0]), f[0]);
+                return mix_err(m, err, errlen, lineno, msg);
+            }
+            if (what && (value == 0 || value > 64 || (value & (value - 1))))
+                return mix_err(m, err, errlen, lineno, "an alignment is a power of two from 1 to 64");
+        }
+        if (dist_add(d, value, count, &why) != 0)
+            return mix_err(m, err, errlen, lineno, why);
+    }
+    m->profile = first_nf == 3;
+    int any = 0;
+    for (int op = 0; op < BENCH_MIX_OPS; op++) {
+        if (!m->profile && op > 0)
+            break;
+        int has_size = m->size[op].total > 0, has_src = m->src[op].total > 0, has_dst = m->dst[op].total > 0;
+        int copies = op != BENCH_MIX_MEMSET;
+        if (has_size && (!has_dst || (copies && !has_src)) && m->profile) {
+            char msg[120];
+            snprintf(msg, sizeof msg, "%s.size has calls but %s.%s has none", bench_mix_ops[op], bench_mix_ops[op],
+                     has_dst ? "src" : "dst");
+            return mix_err(m, err, errlen, 0, msg);
+        }
+        if (!has_size && (has_src || has_dst)) {
+            char msg[120];
+            snprintf(msg, sizeof msg, "%s.%s has calls but %s.size has none", bench_mix_ops[op],
+                     has_src ? "src" : "dst", bench_mix_ops[op]);
+            return mix_err(m, err, errlen, 0, msg);
+        }
+        if (!has_size) /* rows whose counts are all zero: no calls */
+            bench_dist_free(&m->size[op]);
+        any |= has_size;
+    }
+    if (!any)
+        return mix_err(m, err, errlen, 0, "no calls (no rows, or all counts are zero)");
+    return 0;
+}
+
+/* ---- files -------------------------------------------------------------- */
+
+char *bench_read_file(const char *path, size_t max, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, errlen, "%s", strerror(errno));
+        return NULL;
+    }
+    size_t cap = 1 << 16, len = 0, n;
+    char *buf = malloc(cap + 1);
+    while (buf && (n = fread(buf + len, 1, cap - len, f)) > 0) {
+        len += n;
+        if (len == cap && cap >= max) {
+            snprintf(err, errlen, "larger than %zu bytes", max);
+            free(buf);
+            fclose(f);
+            return NULL;
+        }
+        if (len == cap) {
+            cap *= 2;
+            char *nb = realloc(buf, cap + 1);
+            if (!nb)
+                free(buf);
+            buf = nb;
+        }
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (!buf || bad) {
+        snprintf(err, errlen, "%s", !buf ? "out of memory" : "read error");
+        free(buf);
+        return NULL;
+    }
+    buf[len] = 0;
+    if (strlen(buf) != len) {
+        snprintf(err, errlen, "not a text file (a NUL byte)");
+        free(buf);
+        return NULL;
+    }
+    return buf;
 }
 
 void bench_dist_free(struct bench_dist *d)

@@ -61,6 +61,29 @@ struct bench_dist {
 int bench_dist_parse(const char *text, const char *key, struct bench_dist *d,
                      char *err, size_t errlen);
 void bench_dist_free(struct bench_dist *d);
+/*
+ * A mix file: what memasm-bench --mix and memasm-tune --mix read.  Either a
+ * profile, as libmemasm-profile.so writes it: "key<TAB>value<TAB>count"
+ * rows with the keys OP.size (bytes), OP.src and OP.dst (alignment: a
+ * power of two, 1..64) for OP memcpy, memmove, memset (memset has no
+ * src); or a size table of "value<TAB>count" rows (bench/data's format),
+ * one for every operation, in size[0].  An operation with no calls has
+ * size[op].n == 0; one with calls has every table it needs.  Returns 0, or
+ * -1 with a message in err ("line N: what").
+ */
+enum { BENCH_MIX_MEMCPY, BENCH_MIX_MEMMOVE, BENCH_MIX_MEMSET, BENCH_MIX_OPS };
+extern const char *const bench_mix_ops[BENCH_MIX_OPS];
+struct bench_mix {
+    int profile; /* keyed rows; 0: one size table (size[0]) */
+    struct bench_dist size[BENCH_MIX_OPS], src[BENCH_MIX_OPS], dst[BENCH_MIX_OPS];
+};
+int bench_mix_parse(const char *text, struct bench_mix *m, char *err, size_t errlen);
+void bench_mix_free(struct bench_mix *m);
+
+/* The whole of a text file, at most max bytes, NUL-terminated (malloc'd);
+ * NULL with the reason in err. */
+char *bench_read_file(const char *path, size_t max, char *err, size_t errlen);
+
 /* Draw a value: P(value[i]) = weight[i] / total. */
 uint64_t bench_dist_sample(const struct bench_dist *d, struct bench_rng *r);
 /* Weighted mean of the values. */

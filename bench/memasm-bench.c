@@ -45,6 +45,13 @@ int main(int argc, char **argv)
         return rc;
 
     eng_load_tables();
+    if (opt.mix) {
+        char err[256];
+        if (eng_load_mix(opt.mix, err, sizeof err) != 0) {
+            fprintf(stderr, "memasm-bench: --mix %s: %s\n", opt.mix, err);
+            return 2;
+        }
+    }
 
     plan_workloads();
     if (nwls == 0) {

@@ -39,6 +39,10 @@ static void usage(FILE *f)
 "  --sizes LO:HI        sweep sizes, e.g. 1:64K or 1M:256M (K/M/G binary)\n"
 "  --pow2               powers of two only (default also the x1.5 points)\n"
 "  --no-sweep           only the size mixes;   --no-mix   only the sweeps\n"
+"  --mix FILE           the mixes make the calls of FILE: a profile written by\n"
+"                       libmemasm-profile.so (MEMASM_PROFILE=FILE), or a size\n"
+"                       table (value<TAB>count lines); one mix per operation\n"
+"                       with calls, and no sweeps unless --sizes is given\n"
 "  --readback           every call followed by one read of its destination (the\n"
 "                       cost of using the data, memasm-tune's default objective)\n"
 "Candidates (default: memasm, the system libc, llvm-libc, musl):\n"
@@ -102,7 +106,7 @@ int bench_options(int argc, char **argv)
     enum {
         O_FULL = 256, O_OP, O_ALIGN, O_TEMP, O_SIZES, O_POW2, O_NOSWEEP, O_NOMIX, O_CANDS, O_KERNEL, O_LIB, O_REF,
         O_SELF, O_ISA, O_THR, O_ROUNDS, O_MINTIME, O_THREADS, O_PIN, O_SEED, O_POOL, O_LLC, O_CSV, O_PLOT, O_READBACK,
-        O_LIST, O_HELP
+        O_MIX, O_LIST, O_HELP
     };
     static const struct option lo[] = {
         {"full", no_argument, 0, O_FULL},          {"op", required_argument, 0, O_OP},
@@ -118,7 +122,7 @@ int bench_options(int argc, char **argv)
         {"seed", required_argument, 0, O_SEED},    {"cold-pool", required_argument, 0, O_POOL},
         {"llc", required_argument, 0, O_LLC},      {"csv", required_argument, 0, O_CSV},
         {"plot", required_argument, 0, O_PLOT},    {"list", no_argument, 0, O_LIST},
-        {"readback", no_argument, 0, O_READBACK},
+        {"readback", no_argument, 0, O_READBACK}, {"mix", required_argument, 0, O_MIX},
         {"help", no_argument, 0, O_HELP},          {0, 0, 0, 0},
     };
     const char *cand_list = NULL;
@@ -206,6 +210,7 @@ int bench_options(int argc, char **argv)
         case O_CSV: opt.csv = optarg; break;
         case O_PLOT: opt.plot = optarg; break;
         case O_READBACK: opt.readback = 1; break;
+        case O_MIX: opt.mix = optarg; break;
         case O_LIST: list = 1; break;
         case 'h':
         case O_HELP: usage(stdout); return 0;
@@ -220,6 +225,8 @@ int bench_options(int argc, char **argv)
         fprintf(stderr, "memasm-bench: --threads must be 1..256\n");
         return 2;
     }
+    if (opt.mix && !opt.sizes_given)
+        opt.sweeps = 0; /* a profile's mixes are what the run is for */
     if (eng.rounds == 0)
         eng.rounds = opt.full ? 21 : 11;
     if (eng.rounds < 1 || eng.rounds > 1000) {

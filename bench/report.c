@@ -216,6 +216,16 @@ void print_header(void)
            bench_format_size(cold_max_size(), b2, sizeof b2),
            opt.llc ? bench_format_size(opt.llc, b3, sizeof b3) : "unknown",
            opt.llc ? " (as sysconf reports it, or --llc)" : "");
+    if (opt.mix) {
+        printf("mix: %s:", opt.mix);
+        for (int op = 0; op < OP_KINDS; op++) {
+            const struct bench_dist *d = eng_mix_sizes((enum op_kind)op);
+            if (op != OP_MOVE_BWD && d)
+                printf(" %s %llu calls, mean %.1f B, %.0f%% <= 256 B;", op == OP_MOVE_FWD ? "memmove" : op_names[op],
+                       (unsigned long long)d->total, bench_dist_mean(d), 100 * bench_dist_fraction_le(d, 256));
+        }
+        printf(" (a memmove mix moves its regions by half their size, as memmove-fwd)\n");
+    }
     printf("candidates:\n");
     for (int i = 0; i < ncands; i++)
         printf("  %-12s %s%s\n", cands[i].name, cands[i].desc, i == ref_index ? "  [reference]" : "");

@@ -144,6 +144,81 @@ START_TEST(dist_parse_errors)
 }
 END_TEST
 
+/* ---- mix files ---------------------------------------------------------- */
+
+START_TEST(mix_parse_profile)
+{
+    struct bench_mix m;
+    char err[200];
+    const char *text = "# libmemasm-profile\nmemcpy.size\t8\t3\nmemcpy.size\t2048\t1\nmemcpy.src\t8\t4\n"
+                       "memcpy.dst\t64\t3\nmemcpy.dst\t1\t1\nmemset.size\t40\t7\r\nmemset.dst\t16\t7\n"
+                       "memmove.size\t5\t0\n";
+    ck_assert_msg(bench_mix_parse(text, &m, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(m.profile, 1);
+    ck_assert_uint_eq(m.size[BENCH_MIX_MEMCPY].n, 2);
+    ck_assert_uint_eq(m.size[BENCH_MIX_MEMCPY].total, 4);
+    ck_assert_uint_eq(m.size[BENCH_MIX_MEMCPY].value[1], 2048);
+    ck_assert_uint_eq(m.src[BENCH_MIX_MEMCPY].total, 4);
+    ck_assert_uint_eq(m.dst[BENCH_MIX_MEMCPY].n, 2);
+    ck_assert_uint_eq(m.dst[BENCH_MIX_MEMCPY].value[1], 1);
+    ck_assert_uint_eq(m.size[BENCH_MIX_MEMSET].total, 7);
+    ck_assert_uint_eq(m.dst[BENCH_MIX_MEMSET].value[0], 16);
+    ck_assert_uint_eq(m.src[BENCH_MIX_MEMSET].n, 0);
+    /* memmove's only row has no calls: no memmove mix */
+    ck_assert_uint_eq(m.size[BENCH_MIX_MEMMOVE].n, 0);
+    bench_mix_free(&m);
+    ck_assert_ptr_null(m.size[BENCH_MIX_MEMCPY].value);
+}
+END_TEST
+
+START_TEST(mix_parse_size_table)
+{
+    struct bench_mix m;
+    char err[200];
+    ck_assert_msg(bench_mix_parse("# sizes\n8\t3\n16\t1\n", &m, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(m.profile, 0);
+    ck_assert_uint_eq(m.size[0].n, 2);
+    ck_assert_uint_eq(m.size[0].total, 4);
+    ck_assert_uint_eq(m.src[0].n + m.dst[0].n + m.size[1].n + m.size[2].n, 0);
+    bench_mix_free(&m);
+}
+END_TEST
+
+START_TEST(mix_parse_errors)
+{
+    static const struct {
+        const char *text, *err;
+    } bad[] = {
+        {"memcpy.size\t8\t3\nmemcpy.size\n", "line 2: expected key<TAB>value<TAB>count, or value<TAB>count"},
+        {"memcpy.size\t8\t3\nmemcpy.src\t8\t3\t1\n", "line 2: too many fields"},
+        {"\n# x\nmemcpy.size\t8\t3\n16\t1\n", "line 4: value<TAB>count in a profile"},
+        {"16\t1\nmemcpy.size\t8\t3\n", "line 2: key<TAB>value<TAB>count in a size table"},
+        {"memcpy.bytes\t8\t3\n", "line 1: unknown key 'memcpy.bytes'"},
+        {"memset.src\t8\t3\n", "line 1: unknown key 'memset.src'"},
+        {"memcpy\t8\t3\n", "line 1: unknown key 'memcpy'"},
+        {"memcpy.size\t8\t3\nmemcpy.dst\t3\t3\n", "line 2: an alignment is a power of two from 1 to 64"},
+        {"memcpy.size\t8\t3\nmemcpy.dst\t128\t3\n", "line 2: an alignment is a power of two from 1 to 64"},
+        {"memcpy.size\t8\t3\nmemcpy.dst\t0\t3\n", "line 2: an alignment is a power of two from 1 to 64"},
+        {"memcpy.size\t-8\t3\n", "line 1: value and count must be unsigned integers"},
+        {"memcpy.size\t8\t18446744073709551615\nmemcpy.size\t9\t1\n", "line 2: counts overflow"},
+        {"memcpy.size\t8\t3\nmemcpy.dst\t8\t3\n", "memcpy.size has calls but memcpy.src has none"},
+        {"memset.size\t8\t3\n", "memset.size has calls but memset.dst has none"},
+        {"memmove.dst\t8\t3\n", "memmove.dst has calls but memmove.size has none"},
+        {"memcpy.size\t8\t0\n", "no calls"},
+        {"# only a comment\n\n", "no calls"},
+        {"", "no calls"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct bench_mix m;
+        char err[200] = "";
+        ck_assert_msg(bench_mix_parse(bad[i].text, &m, err, sizeof err) == -1, "accepted case %zu", i);
+        ck_assert_msg(strncmp(err, bad[i].err, strlen(bad[i].err)) == 0, "case %zu: '%s', expected '%s'", i, err,
+                      bad[i].err);
+        ck_assert_ptr_null(m.size[0].value);
+    }
+}
+END_TEST
+
 START_TEST(dist_sampling_follows_weights)
 {
     struct bench_dist d;
@@ -374,6 +449,9 @@ static Suite *harness_suite(void)
     tcase_add_test(tc, dist_parse_keyed);
     tcase_add_test(tc, dist_parse_errors);
     tcase_add_test(tc, dist_sampling_follows_weights);
+    tcase_add_test(tc, mix_parse_profile);
+    tcase_add_test(tc, mix_parse_size_table);
+    tcase_add_test(tc, mix_parse_errors);
     tcase_add_test(tc, builtin_tables);
     tcase_add_test(tc, offsets_have_requested_alignment);
     suite_add_tcase(s, tc);

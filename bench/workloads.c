@@ -9,6 +9,7 @@
 #endif
 #include <stdlib.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "bench.h"
@@ -76,9 +77,14 @@ static void add_workload(enum op_kind op, enum align_kind al, int cold, int mix,
     w->edge = edge;
     w->mix = mix;
     w->readback = opt.readback;
-    if (mix)
+    if (mix && opt.mix) {
+        const char *base = strrchr(opt.mix, '/');
+        snprintf(w->name, sizeof w->name, "%s mix (%.32s), %s", op_names[op], base ? base + 1 : opt.mix,
+                 temp_name(w));
+    } else if (mix) {
         snprintf(w->name, sizeof w->name, "%s mix (SPEC CPU2017 sizes and alignments), %s", op_names[op],
                  temp_name(w));
+    }
     else
         snprintf(w->name, sizeof w->name, "%s %s %s", op_names[op], align_names[al], temp_name(w));
 }
@@ -139,7 +145,9 @@ void plan_workloads(void)
     for (int op = 0; op < OP_KINDS; op++) {
         if (op == OP_MOVE_BWD || !(ops & 1u << op))
             continue;
-        if (op == OP_MOVE_FWD && !opt.full && !opt.ops)
+        if (opt.mix && !eng_mix_sizes((enum op_kind)op))
+            continue; /* the file has no such calls */
+        if (op == OP_MOVE_FWD && !opt.full && !opt.ops && !opt.mix)
             continue;
         for (int cold = 0; cold < 2; cold++)
             if (!opt.temps || (opt.temps & 1u << cold))

@@ -672,13 +672,15 @@ static void isa_scores(const struct cand *cands, int nc, struct isa_score *sc)
     static const enum op_kind ops[] = {OP_MEMCPY, OP_MEMSET};
     memset(sc, 0, (size_t)nc * sizeof *sc);
     for (int oi = 0; oi < 2; oi++) {
-        struct wlset s = {.n = 0};
-        wl_add(&s, ops[oi], AL_TABLE, 0);
-        s.w[0].mix = 1;
         double t[MAX_CANDS], sp[MAX_CANDS];
-        measure(&s, 0, cands, nc, nc - 1, t, sp);
-        isa_point(sc, nc, t, sp, ops[oi], 0, lsum);
-        count++;
+        if (eng_mix_sizes(ops[oi])) { /* a --mix file may have no calls of op */
+            struct wlset s = {.n = 0};
+            wl_add(&s, ops[oi], AL_TABLE, 0);
+            s.w[0].mix = 1;
+            measure(&s, 0, cands, nc, nc - 1, t, sp);
+            isa_point(sc, nc, t, sp, ops[oi], 0, lsum);
+            count++;
+        }
         for (size_t i = 0; i < N_ISA_SIZES; i++) {
             struct wlset s2 = {.n = 0};
             wl_add(&s2, ops[oi], AL_ALIGNED, 0);
@@ -806,7 +808,18 @@ static void verify_knob(size_t ki, const struct tcfg *tuned)
     o->nverify = nv;
 }
 
-static double mix_default[2]; /* time(tuned) / time(defaults): memcpy, memset mixes */
+/* time(tuned) / time(defaults): memcpy, memset mixes; NaN: no such calls */
+static double mix_default[2];
+
+/* A mix's figure, or why there is none. */
+static const char *mix_figure(double v, char *buf, size_t len)
+{
+    if (isnan(v))
+        snprintf(buf, len, "(no calls)");
+    else
+        snprintf(buf, len, "%.3f", v);
+    return buf;
+}
 
 static void verify_mixes(const struct tcfg *tuned)
 {
@@ -816,6 +829,9 @@ static void verify_mixes(const struct tcfg *tuned)
     make_cand(&cands[1], "defaults", &cfg_default);
     static const enum op_kind ops[] = {OP_MEMCPY, OP_MEMSET};
     for (int i = 0; i < 2; i++) {
+        mix_default[i] = NAN;
+        if (!eng_mix_sizes(ops[i])) /* no calls of op in the --mix file */
+            continue;
         struct wlset s = {.n = 0};
         wl_add(&s, ops[i], AL_TABLE, 0);
         s.w[0].mix = 1;
@@ -883,8 +899,9 @@ static void header_text(char *buf, size_t cap, double seconds)
                    quantile_of(o->v_default, o->nverify, 0.5), max_of(o->v_default, o->nverify),
                    max_of(o->v_noise, o->nverify), o->nverify);
         }
-        append(buf, cap, &len, "  mixes: memcpy %.3f, memset %.3f of the defaults' time\n", mix_default[0],
-               mix_default[1]);
+        char m0[16], m1[16];
+        append(buf, cap, &len, "  mixes: memcpy %s, memset %s of the defaults' time\n",
+               mix_figure(mix_default[0], m0, sizeof m0), mix_figure(mix_default[1], m1, sizeof m1));
     }
 }
 
@@ -928,8 +945,8 @@ static void print_summary(const struct tcfg *tuned, double seconds)
                 printf("    %-10s oracle %.3f defaults %.3f noise %.3f\n", sz(o->v_size[i], b1, sizeof b1),
                        o->v_oracle[i], o->v_default[i], o->v_noise[i]);
     }
-    printf("%-24s %6s %8s %8s %9.3f\n", "memcpy mix (hot)", "1", "", "", mix_default[0]);
-    printf("%-24s %6s %8s %8s %9.3f\n", "memset mix (hot)", "1", "", "", mix_default[1]);
+    printf("%-24s %6s %8s %8s %9s\n", "memcpy mix (hot)", "1", "", "", mix_figure(mix_default[0], b1, sizeof b1));
+    printf("%-24s %6s %8s %8s %9s\n", "memset mix (hot)", "1", "", "", mix_figure(mix_default[1], b2, sizeof b2));
 }
 
 /* ---- command line ------------------------------------------------------- */
@@ -956,8 +973,10 @@ static void usage(FILE *f)
             "      --objective KIND  readback (default: each call followed by a read of its destination)\n"
             "                        or stream (the copy alone)\n"
             "      --threads N       tune for N threads copying at once (aggregate time; default 1)\n"
-            "      --mix FILE        size table (value<TAB>count lines, '#' comments) for the mixes the\n"
-            "                        result is checked on, instead of the SPEC CPU2017 tables\n"
+            "      --mix FILE        the calls the mixes make (the ISA choice and the final check),\n"
+            "                        instead of the SPEC CPU2017 tables: a profile as\n"
+            "                        libmemasm-profile.so writes it (MEMASM_PROFILE=FILE), or a size\n"
+            "                        table (value<TAB>count lines, '#' comments)\n"
             "      --no-verify       skip the check against the defaults and the oracle\n"
             "  -v, --verbose         every measured point on stderr\n"
             "  -h, --help            this text\n");
@@ -972,30 +991,6 @@ static void record_options(int argc, char **argv)
     for (char *p = options_text; *p; p++)
         if ((unsigned char)*p < 0x20 || (unsigned char)*p > 0x7e)
             *p = '?';
-}
-
-static char *read_text(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        die("%s: %s", path, strerror(errno));
-    size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap + 1);
-    size_t n;
-    while (buf && (n = fread(buf + len, 1, cap - len, f)) > 0) {
-        len += n;
-        if (len == cap && cap < (1u << 24)) {
-            cap *= 2;
-            buf = realloc(buf, cap + 1);
-        } else if (len == cap) {
-            die("%s: larger than 16 MiB", path);
-        }
-    }
-    fclose(f);
-    if (!buf)
-        die("out of memory");
-    buf[len] = 0;
-    return buf;
 }
 
 int main(int argc, char **argv)
@@ -1078,10 +1073,8 @@ int main(int argc, char **argv)
     eng_load_tables();
     if (opt.mix) {
         char err[200];
-        char *text = read_text(opt.mix);
-        if (eng_set_size_table(0, text, err, sizeof err) != 0 || eng_set_size_table(1, text, err, sizeof err) != 0)
+        if (eng_load_mix(opt.mix, err, sizeof err) != 0)
             die("--mix %s: %s", opt.mix, err);
-        free(text);
     }
 
     /* Work plan, for the progress estimate. */
