@@ -1,16 +1,16 @@
 # bench/local.mk -- memasm-bench, included from Makefile.am.
 #
-# bench/memasm-bench is built by `make` but not installed (noinst): it is a
-# development instrument whose peers (LLVM libc, musl) are objects taken from
-# the build machine's archives, and it links libmemasm statically (libtool
-# -static) so the binary runs from the build tree without a wrapper script
-# and measures exactly the library that was just built.  Its measuring
+# bench/memasm-bench is built by `make` and installed as memasm-bench
+# (memasm-bench(1)): its peers (LLVM libc, musl) are objects taken from the
+# build machine's archives and linked in, and it links libmemasm statically
+# (libtool -static) so the binary runs from the build tree without a wrapper
+# script and measures exactly the library that was just built.  Its measuring
 # engine, bench/engine.c, is memasm-tune's too (tune/local.mk).
 #
 # `make bench` runs the quick default set; pass options with
 # `make bench BENCH_FLAGS='--full --csv out.csv --plot out.png'`.
 
-noinst_PROGRAMS += bench/memasm-bench
+bin_PROGRAMS += bench/memasm-bench
 bench_memasm_bench_SOURCES = \
 	c/xoshiro.h \
 	bench/memasm-bench.c \

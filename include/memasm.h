@@ -179,6 +179,60 @@ MEMASM_API void memasm_threshold_reset(void);
 /* Library version string, e.g. "0.1.0". */
 MEMASM_API const char *memasm_version(void);
 
+/* ------------------------------------------------------------------------ */
+/* Opt-in: small constant sizes expanded by the compiler                    */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * With `#define MEMASM_INLINE_SMALL` before this header, a call of
+ * memasm_memcpy, memasm_memmove or memasm_memset whose size is a constant
+ * of at most MEMASM_INLINE_SMALL_MAX bytes (default 16; define it to change
+ * it) is expanded by the compiler into a few loads and stores, as it does
+ * for memcpy(&x, p, 8); any other call goes to libmemasm.  Semantics and
+ * return values are unchanged: a copy loads all its bytes before it stores
+ * any (so memasm_memcpy(p, p, n) and overlapping memmoves stay correct, and
+ * no overlapping __builtin_memcpy is ever emitted).  It needs GCC or Clang
+ * with optimisation, on x86_64 or aarch64 (riscv64 compilers expand small
+ * copies byte by byte or call the C library); elsewhere, and at -O0, every
+ * call goes to libmemasm.  Above 16 bytes a compiler may emit a call to the
+ * C library's memmove instead of the expansion.  The macros are
+ * function-like: (memasm_memcpy)(...) and &memasm_memcpy reach the library.
+ */
+#if defined(MEMASM_INLINE_SMALL) && defined(__GNUC__) && \
+    (defined(__x86_64__) || defined(__aarch64__))
+#ifndef MEMASM_INLINE_SMALL_MAX
+#define MEMASM_INLINE_SMALL_MAX 16
+#endif
+#if MEMASM_INLINE_SMALL_MAX < 1 || MEMASM_INLINE_SMALL_MAX > 64
+#error "MEMASM_INLINE_SMALL_MAX must be 1 to 64"
+#endif
+
+/* Through a local buffer: the compiler keeps it in registers, and the
+ * expansion is a memmove, valid whatever the overlap. */
+static __inline__ __attribute__((__always_inline__)) void *
+memasm_inline_move_(void *dst, const void *src, size_t n, int overlap)
+{
+    if (__builtin_constant_p(n) && n <= MEMASM_INLINE_SMALL_MAX) {
+        unsigned char tmp[MEMASM_INLINE_SMALL_MAX];
+        __builtin_memcpy(tmp, src, n);
+        return __builtin_memcpy(dst, tmp, n);
+    }
+    return overlap ? memasm_memmove(dst, src, n) : memasm_memcpy(dst, src, n);
+}
+
+static __inline__ __attribute__((__always_inline__)) void *
+memasm_inline_set_(void *dst, int c, size_t n)
+{
+    if (__builtin_constant_p(n) && n <= MEMASM_INLINE_SMALL_MAX)
+        return __builtin_memset(dst, c, n);
+    return memasm_memset(dst, c, n);
+}
+
+#define memasm_memcpy(dst, src, n) memasm_inline_move_((dst), (src), (n), 0)
+#define memasm_memmove(dst, src, n) memasm_inline_move_((dst), (src), (n), 1)
+#define memasm_memset(dst, c, n) memasm_inline_set_((dst), (c), (n))
+#endif /* MEMASM_INLINE_SMALL */
+
 #ifdef __cplusplus
 }
 #endif

@@ -2,8 +2,10 @@
 # header-compile.sh -- include/memasm.h compiles cleanly as C89 (-pedantic),
 # C99, C11, C++11 and C++17 with -Wall -Wextra -Werror (and -Wrestrict where
 # the compiler knows it), in a file that calls memasm_memcpy(p, p, n), which
-# the header allows.  Only compiles (-c), so the host's compilers serve on a
-# cross build too.
+# the header allows, each once as it is and once with MEMASM_INLINE_SMALL
+# (constant small copies, self-copies and overlapping moves expanded by the
+# compiler).  Only compiles (-c), so the host's compilers serve on a cross
+# build too.
 #
 # Compilers: configure's CC (tests/header-compile.env, written by make), the
 # CC and CXX of the environment, and gcc, clang, g++, clang++ from PATH;
@@ -28,6 +30,9 @@ int main(void)
     memasm_memcpy(p, p, n); /* self-copy: allowed */
     memasm_memmove(p + 1, p, n - 1);
     memasm_memset(p, 0, n);
+    memasm_memcpy(p, p, 8); /* the small constant sizes MEMASM_INLINE_SMALL expands */
+    memasm_memmove(p + 1, p, 8);
+    memasm_memset(p, 0, 0);
     return memasm_memcpy(p, p + 32, 16) == p ? 0 : 1;
 }
 EOF
@@ -57,15 +62,17 @@ check() {
     wrestrict=-Wrestrict
     $cc -Werror -Wrestrict -c -o "$tmp/probe.o" "$probe" >/dev/null 2>&1 || wrestrict=
     for std; do
-        flags="-std=$std -pedantic -Wall -Wextra $wrestrict -Werror -O2"
-        tried=$((tried + 1))
-        if $cc $flags -I"$srcdir/include" -c -o "$tmp/use.o" "$src" 2>"$tmp/err"; then
-            echo "ok: $cc $flags"
-        else
-            echo "FAIL: $cc $flags"
-            cat "$tmp/err"
-            failed=$((failed + 1))
-        fi
+        for inline in "" -DMEMASM_INLINE_SMALL; do
+            flags="-std=$std -pedantic -Wall -Wextra $wrestrict -Werror -O2 $inline"
+            tried=$((tried + 1))
+            if $cc $flags -I"$srcdir/include" -c -o "$tmp/use.o" "$src" 2>"$tmp/err"; then
+                echo "ok: $cc $flags"
+            else
+                echo "FAIL: $cc $flags"
+                cat "$tmp/err"
+                failed=$((failed + 1))
+            fi
+        done
     done
 }
 
