@@ -27,9 +27,10 @@
 lib_LTLIBRARIES += preload/libmemasm-preload.la
 preload_libmemasm_preload_la_SOURCES = $(libmemasm_la_SOURCES)
 preload_libmemasm_preload_la_CPPFLAGS = $(libmemasm_la_CPPFLAGS)
-preload_libmemasm_preload_la_LDFLAGS = -module -avoid-version -shared \
+preload_module_ldflags = -module -avoid-version -shared \
 	-export-symbols $(srcdir)/preload/exports.sym \
 	-Wl,-z,noexecstack $(CPU_FEATURES_LDFLAGS)
+preload_libmemasm_preload_la_LDFLAGS = $(preload_module_ldflags)
 preload_libmemasm_preload_la_LIBADD = preload/libpreload-entry.la $(CPU_FEATURES_LIBS)
 preload_libmemasm_preload_la_DEPENDENCIES = preload/libpreload-entry.la \
 	$(srcdir)/preload/exports.sym
@@ -37,12 +38,26 @@ preload_libmemasm_preload_la_DEPENDENCIES = preload/libpreload-entry.la \
 # The exported functions, compiled on their own with -fno-builtin (the
 # compiler must not treat their definitions as the builtins they replace).
 noinst_LTLIBRARIES += preload/libpreload-entry.la
-preload_libpreload_entry_la_SOURCES = preload/preload.c
+preload_libpreload_entry_la_SOURCES = preload/preload.c preload/entry-points.h preload/lines.h
 preload_libpreload_entry_la_CFLAGS = $(AM_CFLAGS) -fno-builtin
+
+# libmemasm-profile.so (MEMASM_PROFILE=FILE): the same names, each call
+# also counted for the profile written at exit (preload/profile.c); built
+# like the module above, so the normal module's calls pay nothing for it.
+lib_LTLIBRARIES += preload/libmemasm-profile.la
+preload_libmemasm_profile_la_SOURCES = $(libmemasm_la_SOURCES)
+preload_libmemasm_profile_la_CPPFLAGS = $(libmemasm_la_CPPFLAGS)
+preload_libmemasm_profile_la_LDFLAGS = $(preload_module_ldflags)
+preload_libmemasm_profile_la_LIBADD = preload/libprofile-entry.la $(CPU_FEATURES_LIBS)
+preload_libmemasm_profile_la_DEPENDENCIES = preload/libprofile-entry.la \
+	$(srcdir)/preload/exports.sym
+noinst_LTLIBRARIES += preload/libprofile-entry.la
+preload_libprofile_entry_la_SOURCES = preload/profile.c preload/entry-points.h preload/lines.h
+preload_libprofile_entry_la_CFLAGS = $(AM_CFLAGS) -fno-builtin -fno-tree-loop-distribute-patterns
 
 EXTRA_DIST += preload/exports.sym preload/test-lib.sh preload/check-real.sh \
 	preload/preload-functions.sh preload/preload-early.sh \
-	preload/preload-debug.sh preload/preload-exports.sh
+	preload/preload-debug.sh preload/preload-exports.sh preload/preload-profile.sh
 
 # The test programs link the C library dynamically (LD_PRELOAD needs a
 # dynamic program); test-preload-early also links the early library.
@@ -64,8 +79,25 @@ preload_libtest_early_la_CFLAGS = $(AM_CFLAGS) -pthread -fno-builtin
 preload_libtest_early_la_LDFLAGS = -rpath /nowhere -avoid-version -shared
 preload_libtest_early_la_LIBADD = -ldl -lpthread
 
+# A program of known calls for libmemasm-profile.so (preload/preload-profile.sh,
+# which also gives its profile to memasm-bench --mix and broken files to
+# memasm-bench and memasm-tune).
+check_PROGRAMS += preload/test-profile
+preload_test_profile_SOURCES = preload/test-profile.c
+preload_test_profile_CPPFLAGS = $(AM_CPPFLAGS) -U_FORTIFY_SOURCE
+preload_test_profile_CFLAGS = $(preload_test_cflags) -fno-builtin
+preload_test_profile_LDADD = -lpthread
+# The same program linked to the module (not preloaded), so that a
+# set-user-ID copy of it loads the module in a secure-execution process.
+check_PROGRAMS += preload/test-profile-linked
+preload_test_profile_linked_SOURCES = preload/test-profile.c
+preload_test_profile_linked_CPPFLAGS = $(preload_test_profile_CPPFLAGS)
+preload_test_profile_linked_CFLAGS = $(preload_test_profile_CFLAGS)
+preload_test_profile_linked_LDFLAGS = -no-install
+preload_test_profile_linked_LDADD = preload/libmemasm-profile.la -lpthread
+
 preload_tests = preload/preload-functions.sh preload/preload-early.sh \
-	preload/preload-debug.sh preload/preload-exports.sh
+	preload/preload-debug.sh preload/preload-exports.sh preload/preload-profile.sh
 TESTS += $(preload_tests)
 AM_TESTS_ENVIRONMENT += NM='$(NM)'; export NM;
 

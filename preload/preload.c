@@ -3,9 +3,10 @@
  * LD_PRELOAD=libmemasm-preload.so.
  *
  * libmemasm-preload.so holds all of libmemasm (linked in, see
- * preload/local.mk) and exports only the names below (the version script is
- * preload/exports.sym).  Each one forwards to memasm_memcpy, memasm_memmove
- * or memasm_memset, which are correct from the very first instruction of
+ * preload/local.mk) and exports only the C library's names of
+ * preload/entry-points.h (the version script is preload/exports.sym).
+ * Each one forwards to memasm_memcpy, memasm_memmove or memasm_memset,
+ * which are correct from the very first instruction of
  * the process: they start on the baseline kernel through statically
  * initialised pointers, and the library's constructor only swaps those
  * pointers.  Nothing on the copy path calls into initialisation, so the
@@ -13,19 +14,14 @@
  * the configuration parser, code the compiler wrote) land here, run on
  * whichever kernel is installed, and cannot recurse.
  *
- * The _chk variants are what _FORTIFY_SOURCE compiles calls into when the
- * destination object's size is known: glibc's __chk_fail when it is smaller
- * than n (message "*** buffer overflow detected ***: terminated", abort).
- *
  * MEMASM_DEBUG on at start-up (never read in a secure-execution process)
  * counts the calls from this library's constructor on and prints one line
  * per operation at exit, on a copy of stderr taken at start-up.  Counting is
  * off otherwise: the cost on the normal path is one load of a flag and a
  * branch that is not taken.
  *
- * This file is compiled with -fno-builtin: the compiler must not treat the
- * definitions below as the builtins they replace (or turn anything here
- * into a call to memcpy or memset).
+ * The exported names themselves are preload/entry-points.h, shared with
+ * libmemasm-profile.so; this file is compiled with -fno-builtin.
  */
 #include "config.h"
 
@@ -37,24 +33,7 @@
 #include <unistd.h>
 
 #include "memasm-internal.h"
-
-/* Declared here rather than through <string.h>/<strings.h>, whose fortified
- * inline wrappers (_FORTIFY_SOURCE) and attributes are for callers. */
-#define PRELOAD_API __attribute__((visibility("default")))
-PRELOAD_API void *memcpy(void *restrict dst, const void *restrict src, size_t n);
-PRELOAD_API void *memmove(void *dst, const void *src, size_t n);
-PRELOAD_API void *memset(void *dst, int c, size_t n);
-PRELOAD_API void *mempcpy(void *restrict dst, const void *restrict src, size_t n);
-PRELOAD_API void bzero(void *dst, size_t n);
-PRELOAD_API void bcopy(const void *src, void *dst, size_t n);
-PRELOAD_API void explicit_bzero(void *dst, size_t n);
-PRELOAD_API void *__memcpy_chk(void *restrict dst, const void *restrict src, size_t n,
-                               size_t dstlen);
-PRELOAD_API void *__memmove_chk(void *dst, const void *src, size_t n, size_t dstlen);
-PRELOAD_API void *__memset_chk(void *dst, int c, size_t n, size_t dstlen);
-PRELOAD_API void *__mempcpy_chk(void *restrict dst, const void *restrict src, size_t n,
-                                size_t dstlen);
-PRELOAD_API void __explicit_bzero_chk(void *dst, size_t n, size_t dstlen);
+#include "lines.h"
 
 /* ---- call counting (MEMASM_DEBUG=1) ------------------------------------ */
 
@@ -115,24 +94,6 @@ __attribute__((constructor)) static void preload_start(void)
         atomic_store_explicit(&counting, 1, memory_order_relaxed);
 }
 
-/* Append text to buf[*len..cap). */
-static void put(char *buf, size_t *len, size_t cap, const char *text)
-{
-    while (*text && *len < cap)
-        buf[(*len)++] = *text++;
-}
-
-static void put_u64(char *buf, size_t *len, size_t cap, uint64_t v)
-{
-    char digits[24];
-    size_t n = sizeof digits - 1;
-    digits[n] = '\0';
-    do
-        digits[--n] = (char)('0' + v % 10);
-    while (v /= 10);
-    put(buf, len, cap, digits + n);
-}
-
 /* The exit line, once.  Only async-signal-safe work (loads, a buffer on the
  * stack, write(2)): exit() may be called from a signal handler, and other
  * threads may still be copying (their later calls are simply not in the
@@ -170,21 +131,7 @@ __attribute__((destructor)) static void preload_report(void)
 
 /* ---- the exported functions --------------------------------------------- */
 
-#ifdef HAVE___CHK_FAIL
-extern void __chk_fail(void) __attribute__((noreturn));
-#else
-/* What glibc's __chk_fail does. */
-static __attribute__((noreturn)) void __chk_fail(void)
-{
-    static const char msg[] = "*** buffer overflow detected ***: terminated\n";
-    ssize_t r = write(STDERR_FILENO, msg, sizeof msg - 1);
-    (void)r;
-    abort();
-}
-#endif
-
-/* Shared by the plain and the _chk names, so a _chk call does not go back
- * through the interposable exported symbol. */
+/* What every exported name does (preload/entry-points.h): count, forward. */
 static inline void *copy(void *restrict dst, const void *restrict src, size_t n)
 {
     COUNT(OP_COPY);
@@ -203,81 +150,4 @@ static inline void *set(void *dst, int c, size_t n)
     return memasm_memset(dst, c, n);
 }
 
-/* The call cannot be dropped as a dead store: memasm_memset is opaque to
- * the compiler, and under link-time optimisation the asm barrier says the
- * bytes at dst are read. */
-static inline void zero_for_sure(void *dst, size_t n)
-{
-    set(dst, 0, n);
-    __asm__ __volatile__("" : : "r"(dst) : "memory");
-}
-
-void *memcpy(void *restrict dst, const void *restrict src, size_t n)
-{
-    return copy(dst, src, n);
-}
-
-void *memmove(void *dst, const void *src, size_t n)
-{
-    return move(dst, src, n);
-}
-
-void *memset(void *dst, int c, size_t n)
-{
-    return set(dst, c, n);
-}
-
-void *mempcpy(void *restrict dst, const void *restrict src, size_t n)
-{
-    return (char *)copy(dst, src, n) + n;
-}
-
-void bzero(void *dst, size_t n)
-{
-    set(dst, 0, n);
-}
-
-void bcopy(const void *src, void *dst, size_t n)
-{
-    move(dst, src, n);
-}
-
-void explicit_bzero(void *dst, size_t n)
-{
-    zero_for_sure(dst, n);
-}
-
-void *__memcpy_chk(void *restrict dst, const void *restrict src, size_t n, size_t dstlen)
-{
-    if (dstlen < n)
-        __chk_fail();
-    return copy(dst, src, n);
-}
-
-void *__memmove_chk(void *dst, const void *src, size_t n, size_t dstlen)
-{
-    if (dstlen < n)
-        __chk_fail();
-    return move(dst, src, n);
-}
-
-void *__memset_chk(void *dst, int c, size_t n, size_t dstlen)
-{
-    if (dstlen < n)
-        __chk_fail();
-    return set(dst, c, n);
-}
-
-void *__mempcpy_chk(void *restrict dst, const void *restrict src, size_t n, size_t dstlen)
-{
-    if (dstlen < n)
-        __chk_fail();
-    return (char *)copy(dst, src, n) + n;
-}
-
-void __explicit_bzero_chk(void *dst, size_t n, size_t dstlen)
-{
-    if (dstlen < n)
-        __chk_fail();
-    zero_for_sure(dst, n);
-}
+#include "entry-points.h"

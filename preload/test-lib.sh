@@ -5,6 +5,7 @@ if [ -n "${TEST_EMULATOR:-}" ]; then
     exit 77
 fi
 so=$PWD/preload/.libs/libmemasm-preload.so
+pso=$PWD/preload/.libs/libmemasm-profile.so
 prog=$PWD/preload/test-preload
 early=$PWD/preload/test-preload-early
 if [ ! -f "$so" ]; then
