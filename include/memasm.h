@@ -208,24 +208,27 @@ MEMASM_API const char *memasm_version(void);
 #endif
 
 /* Through a local buffer: the compiler keeps it in registers, and the
- * expansion is a memmove, valid whatever the overlap. */
+ * expansion is a memmove, valid whatever the overlap.  The parameters have
+ * prefixed names, so -Wshadow never meets a program's own. */
 static __inline__ __attribute__((__always_inline__)) void *
-memasm_inline_move_(void *dst, const void *src, size_t n, int overlap)
+memasm_inline_move_(void *memasm_dst, const void *memasm_src, size_t memasm_n,
+                    int memasm_overlap)
 {
-    if (__builtin_constant_p(n) && n <= MEMASM_INLINE_SMALL_MAX) {
-        unsigned char tmp[MEMASM_INLINE_SMALL_MAX];
-        __builtin_memcpy(tmp, src, n);
-        return __builtin_memcpy(dst, tmp, n);
+    if (__builtin_constant_p(memasm_n) && memasm_n <= MEMASM_INLINE_SMALL_MAX) {
+        unsigned char memasm_tmp[MEMASM_INLINE_SMALL_MAX];
+        __builtin_memcpy(memasm_tmp, memasm_src, memasm_n);
+        return __builtin_memcpy(memasm_dst, memasm_tmp, memasm_n);
     }
-    return overlap ? memasm_memmove(dst, src, n) : memasm_memcpy(dst, src, n);
+    return memasm_overlap ? memasm_memmove(memasm_dst, memasm_src, memasm_n)
+                          : memasm_memcpy(memasm_dst, memasm_src, memasm_n);
 }
 
 static __inline__ __attribute__((__always_inline__)) void *
-memasm_inline_set_(void *dst, int c, size_t n)
+memasm_inline_set_(void *memasm_dst, int memasm_c, size_t memasm_n)
 {
-    if (__builtin_constant_p(n) && n <= MEMASM_INLINE_SMALL_MAX)
-        return __builtin_memset(dst, c, n);
-    return memasm_memset(dst, c, n);
+    if (__builtin_constant_p(memasm_n) && memasm_n <= MEMASM_INLINE_SMALL_MAX)
+        return __builtin_memset(memasm_dst, memasm_c, memasm_n);
+    return memasm_memset(memasm_dst, memasm_c, memasm_n);
 }
 
 #define memasm_memcpy(dst, src, n) memasm_inline_move_((dst), (src), (n), 0)
