@@ -8,8 +8,13 @@
 #   tests/test_huge         (make check-slow) copies, fills and moves across
 #                           the 2 GiB and 4 GiB marks, at each ISA level;
 #                           skips where memory is short or under qemu
+# tests/kernels.mk adds the kernel fuzzer's corpus replay (make check) and
+# the exhaustive small sizes (make check-slow, every emulated CPU).
 
 EXTRA_DIST += tests/README.md
+
+# Kernel fuzzing, its corpus replay and the exhaustive small sizes.
+include tests/kernels.mk
 
 if HAVE_CHECK
 check_PROGRAMS += tests/test_reliability
@@ -29,7 +34,7 @@ tests_test_huge_CFLAGS = $(memasm_test_cflags)
 tests_test_huge_LDFLAGS = $(memasm_test_ldflags)
 tests_test_huge_LDADD = $(memasm_test_ldadd)
 
-check-slow: tests/test_huge$(EXEEXT)
+check-slow: tests/test_huge$(EXEEXT) check-slow-small
 	@st=0; TEST_EMULATOR='$(TEST_EMULATOR)' CK_FORK=no $(TEST_EMULATOR) ./tests/test_huge$(EXEEXT) || st=$$?; \
 	if test $$st -eq 77; then echo "check-slow: SKIPPED (reason above)"; \
 	elif test $$st -ne 0; then echo "check-slow: FAILED"; exit 1; \

@@ -21,6 +21,8 @@ EXTRA_DIST += doc/configuration.md tools/fuzz-config.c fuzz
 # rest of the library comes uninstrumented from .libs/libmemasm.a (its own
 # config.o is then never pulled from the archive).  New inputs go to
 # fuzz-corpus/ in the build tree; fuzz/ in the source tree is the seed.
+# Then the kernel fuzzer tests/fuzz-kernels (tests/kernels.mk) for
+# FUZZ_SECONDS too: fuzz-kernels-corpus/, seeded from fuzz-kernels/.
 # ---------------------------------------------------------------------------
 FUZZ_SECONDS = 60
 FUZZ_CC = clang
@@ -32,13 +34,16 @@ fuzz-config: $(srcdir)/tools/fuzz-config.c $(srcdir)/c/config.c $(srcdir)/c/mema
 	  $(CPU_FEATURES_CPPFLAGS) $(srcdir)/tools/fuzz-config.c $(srcdir)/c/config.c \
 	  .libs/libmemasm.a $(CPU_FEATURES_LDFLAGS) $(CPU_FEATURES_LIBS) -o $@
 
-fuzz: fuzz-config
+fuzz: fuzz-config tests/fuzz-kernels
 	$(MKDIR_P) fuzz-corpus
 	./fuzz-config -max_total_time=$(FUZZ_SECONDS) -max_len=70000 -timeout=10 \
 	  -print_final_stats=1 $(FUZZ_ARGS) fuzz-corpus $(srcdir)/fuzz
+	$(MKDIR_P) fuzz-kernels-corpus
+	./tests/fuzz-kernels -max_total_time=$(FUZZ_SECONDS) -max_len=64 -timeout=10 \
+	  -artifact_prefix=kernels- -print_final_stats=1 $(FUZZ_ARGS) fuzz-kernels-corpus $(srcdir)/fuzz-kernels
 
 CLEANFILES += fuzz-config
 clean-local: clean-fuzz
 clean-fuzz:
-	-rm -rf fuzz-corpus crash-* leak-* timeout-* oom-* slow-unit-*
+	-rm -rf fuzz-corpus fuzz-kernels-corpus crash-* leak-* timeout-* oom-* slow-unit-* kernels-crash-* kernels-timeout-* kernels-oom-* kernels-slow-unit-*
 .PHONY: fuzz clean-fuzz
