@@ -138,34 +138,26 @@ void memasm_threshold_defaults(uint64_t out[MEMASM_THR_COUNT])
 #if defined(__x86_64__)
     {
         /*
-         * Measured on AMD Zen 5 (48 KiB L1d, 1 MiB L2, L3 reported as
-         * 508 MiB for the whole package), asm/x86_64/README.md has the
-         * figures.  Unknown sizes fall back to 48 KiB / 1 MiB / 32 MiB.
+         * Crossovers measured on AMD Zen 5 (48 KiB L1d, 1 MiB L2, L3
+         * reported as 508 MiB for the whole package); the runs behind each
+         * figure are in doc/history-c.md.  Unknown sizes fall back to
+         * 48 KiB / 1 MiB / 32 MiB.
          *
-         * memcpy: the 4xVEC loop runs 1.5-1.8x glibc while source and
-         * destination fit in L1d together (2n <= L1d) and drops to half of
-         * rep movsb's rate right after; rep movsb stays ahead of glibc
-         * (which leaves it above L2 on AMD) up to 64 MiB hot.  So the
-         * window opens at 9/16 L1d (27 KiB here, just past 2n = L1d).
-         * FSRM did not make rep movsb win below that (0.93-1.0x glibc at
-         * 2-24 KiB against 1.5-1.7x for the loop), so it does not lower
-         * erms_min.  Beyond that, on AMD (Zen, and Hygon's Zen-based
-         * parts) rep movsb has no upper end: from 64 to 512 MiB, hot and
-         * cold (every line flushed first) and with both cores copying at
-         * once, it ran 1.21-1.36x glibc against 1.12-1.24x for
-         * non-temporal stores (memasm-bench, medians of 3 runs), level with
-         * musl's rep movsq.  Elsewhere non-temporal stores start where a
-         * copy would evict most of one core's share of L3: one eighth of
-         * L3 (big parts report the L3 of up to 8 core complexes), at least
-         * 16 x L2, and rep movsb stops there.
+         * memcpy: the 4xVEC loop wins while source and destination fit in
+         * L1d together (2n <= L1d) and drops to half of rep movsb's rate
+         * right after, so the rep movsb window opens at 9/16 L1d; FSRM does
+         * not lower it (rep movsb 0.93-1.0x glibc at 2-24 KiB, the loop
+         * 1.5-1.7x).  Non-temporal stores start where a copy would evict
+         * most of one core's share of L3: L3/8 (big parts report the L3 of
+         * up to 8 core complexes), at least 16 x L2; rep movsb stops there.
+         * On AMD (Zen, and Hygon's Zen-based parts) rep movsb has no upper
+         * end and non-temporal stores are off: 64-512 MiB, rep movsb
+         * 1.21-1.36x glibc, non-temporal 1.12-1.24x.
          *
-         * memset: the 4xVEC loop wins (1.45-1.75x) up to half of L2 and
-         * falls behind rep stosb at the L2 size; rep stosb from 3/4 L2
-         * (what glibc does from 2 KiB, so parity).  From 32 MiB every
-         * strategy runs at the memory's speed: rep stosb 0.99-1.02x glibc
-         * hot and cold, non-temporal stores 0.97-1.0x, so on AMD rep stosb
-         * has no upper end either; elsewhere non-temporal stores from
-         * 64 x L2 (where an earlier, noisier harness saw them ahead).
+         * memset: the 4xVEC loop up to 3/4 L2, rep stosb from there (what
+         * glibc does from 2 KiB: parity); non-temporal stores from 64 x L2,
+         * except on AMD, where from 32 MiB every strategy runs at the
+         * memory's speed and rep stosb has no upper end either.
          */
         uint64_t l1 = c->l1d ? c->l1d : 48 * KIB;
         uint64_t l2 = c->l2 ? c->l2 : 1 * MIB;
@@ -174,15 +166,11 @@ void memasm_threshold_defaults(uint64_t out[MEMASM_THR_COUNT])
         out[MEMASM_THR_MEMCPY_NT_MIN] = cpy_nt;
         out[MEMASM_THR_MEMSET_NT_MIN] = 64 * l2;
         /*
-         * A forward rep movsb onto a lower, overlapping dst runs at half
-         * speed or worse when dst is close below src: with src - dst from
-         * 64 bytes to 20 KiB, a move of 1-16 MiB ran 0.31-0.95x glibc
-         * (whose rep movsb stops at L2 on AMD) where the 4xVEC loop ran
-         * 0.93-1.09x, and below 1 MiB the loop ran 1.0-1.85x against
-         * rep movsb's 0.94-1.05x; from 28 KiB apart rep movsb was ahead
-         * (1.0-1.39x), at 24 KiB the two were level.  (Throwaway harness,
-         * medians of 7.)  So rep movsb needs src - dst >= L1d / 2, on top
-         * of the [0, 64) modulo 4 GiB case of glibc bug 30994, which the
+         * A forward rep movsb onto a lower, overlapping dst close below src
+         * runs at half speed or worse (src - dst 64 B-20 KiB, 1-16 MiB:
+         * 0.31-0.95x glibc, the 4xVEC loop 0.93-1.09x); from 28 KiB apart
+         * it is ahead.  So rep movsb needs src - dst >= L1d / 2, on top of
+         * the [0, 64) modulo 4 GiB case of glibc bug 30994, which the
          * kernel always avoids.
          */
         out[MEMASM_THR_MEMCPY_ERMS_MIN_DIST] = l1 / 2;
@@ -190,15 +178,10 @@ void memasm_threshold_defaults(uint64_t out[MEMASM_THR_COUNT])
          * The AVX-512 kernel's backward loop (memmove onto a higher,
          * overlapping dst, and the 4K-aliasing case; the AVX2 and SSE2
          * loops do without, asm/x86_64/memmove.inc) gets no help from the
-         * hardware prefetchers here: from 64 to 384 KiB, in L2, it ran at glibc's speed (whose
-         * loop is the same, 0.99-1.03x) until it prefetched the source
-         * 1 KiB below its loads, then 1.09-1.23x (memasm-bench, medians of
-         * 5 runs).  From 640 KiB (source and destination together past L2)
-         * the same prefetches cost 5-20 % up to 16 MiB in a harness, and
-         * the bench saw no gain at 512 KiB; below 64 KiB it lost (48 KiB
-         * 0.84-0.99x of the plain loop, and 5 % for the copies of 6-16 KiB
-         * in L1d that the 4K-aliasing case sends backward).  So from 4/3 of
-         * L1d to half of L2.
+         * hardware prefetchers in L2: prefetching the source 1 KiB below
+         * its loads took 64-384 KiB from glibc's speed to 1.09-1.23x.  The
+         * same prefetches cost below 64 KiB and once source and destination
+         * together pass L2, so the window is 4/3 L1d to L2/2.
          */
         out[MEMASM_THR_MEMCPY_BWD_PREFETCH_MIN] = l1 / 3 * 4;
         out[MEMASM_THR_MEMCPY_BWD_PREFETCH_MAX] = l2 / 2;
@@ -206,10 +189,8 @@ void memasm_threshold_defaults(uint64_t out[MEMASM_THR_COUNT])
          * Non-temporal stores in the backward loop pay when the lines it
          * stores were read (as source, dst - src bytes earlier) long enough
          * ago to have left the caches, and the move is too big to stay in
-         * L3: at 64 MiB, 1.35-1.40x glibc with dst - src from 1 to 8 MiB,
-         * parity at 512 KiB, 0.63-0.87x below; at 16 MiB only from 8 MiB
-         * apart (1.09x, 0.86-0.90x at 2-4 MiB); with the two 64 bytes or
-         * 4 KiB apart 0.38-0.82x at any size.  So both the size and the
+         * L3 (64 MiB with dst - src 1-8 MiB: 1.35-1.40x glibc; 64 B or
+         * 4 KiB apart: 0.38-0.82x at any size).  So both the size and the
          * distance from 8 x L2.  (rep movsb, the forward copy's strategy
          * there, cannot run backward at speed.)
          */
@@ -217,17 +198,12 @@ void memasm_threshold_defaults(uint64_t out[MEMASM_THR_COUNT])
         /*
          * Disjoint copies whose pointers alias modulo 4 KiB while mutually
          * misaligned (dst - src in [1, 256) mod 4096, not a multiple of
-         * 64): any cached copy, rep movsb or the vector loop, ran them at
-         * 22 GB/s where mutually aligned pointers reach 33, and below glibc
-         * from 128 MiB (0.84-0.98x; glibc stores non-temporally there).
-         * The backward loop with non-temporal stores does not mind the
-         * aliasing (memasm-bench --align alias4k, 32-64 MiB: 1.06-1.51x
-         * glibc against 1.02-1.12x), but it leaves the destination out of
-         * the caches: a copy from a cached source followed by one read of
-         * the destination took up to 1.3x as long with it at 12-24 MiB;
-         * from 32 MiB the pair ran 0.96-1.12x as fast as with rep movsb
-         * (throwaway harness, 3 runs).  So from 32 x L2 (which is one
-         * Zen 5 CCD's L3).
+         * 64) run at 22 GB/s, where mutually aligned pointers reach 33,
+         * with any cached copy (rep movsb or the vector loop).  The
+         * backward loop with non-temporal stores does not mind the
+         * aliasing, but leaves the destination out of the caches, which a
+         * caller that reads it next pays for below 32 MiB.  So from
+         * 32 x L2 (which is one Zen 5 CCD's L3).
          */
         out[MEMASM_THR_MEMCPY_ALIAS_NT_MIN] = 32 * l2;
         if (c->features & MEMASM_F_X86_ERMS) {
@@ -280,8 +256,8 @@ void memasm_threshold_sanitize(uint64_t v[MEMASM_THR_COUNT])
             v[hi] = v[lo];
     }
     /* The backward loop's one test for "any strategy besides the plain
-     * loop": with the two starts tested one after the other, 2-3 KiB and
-     * 24-32 KiB moves ran 4-5 % slower (memasm-bench, medians of 5). */
+     * loop" (testing the two starts one after the other cost 4-5 % at
+     * 2-3 KiB and 24-32 KiB). */
     v[MEMASM_THR_MEMCPY_BWD_GATE] = v[MEMASM_THR_MEMCPY_BWD_NT_MIN] < v[MEMASM_THR_MEMCPY_BWD_PREFETCH_MIN]
                                          ? v[MEMASM_THR_MEMCPY_BWD_NT_MIN]
                                          : v[MEMASM_THR_MEMCPY_BWD_PREFETCH_MIN];
