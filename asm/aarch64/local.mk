@@ -16,4 +16,4 @@ libmemasm_la_SOURCES += \
 	asm/aarch64/memset-sve.S
 endif
 
-EXTRA_DIST += asm/aarch64/README.md
+EXTRA_DIST += asm/aarch64/README.md doc/history-aarch64.md
