@@ -13,4 +13,4 @@ libmemasm_la_SOURCES += \
 	asm/riscv64/memcpy-rvv.S \
 	asm/riscv64/memset-rvv.S
 endif
-EXTRA_DIST += asm/riscv64/README.md
+EXTRA_DIST += asm/riscv64/README.md doc/history-riscv64.md

@@ -4,11 +4,13 @@
  * memmove_scalar_misaligned).
  *
  * Assumptions: RV64GC, little-endian, and misaligned scalar accesses that
- * the hardware does at full speed: the master list requires
- * MEMASM_F_RV_MISALIGNED_FAST, which c/cpu.c sets only when riscv_hwprobe
- * says so (RISCV_HWPROBE_KEY_MISALIGNED_SCALAR_PERF, or CPUPERF_0 on older
+ * the hardware does at full speed: the dispatcher chooses these kernels
+ * only with MEMASM_F_RV_MISALIGNED_FAST (the master list's "prefers"),
+ * which c/cpu.c sets only when riscv_hwprobe says so
+ * (RISCV_HWPROBE_KEY_MISALIGNED_SCALAR_PERF, or CPUPERF_0 on older
  * kernels, equal to FAST).  Elsewhere each misaligned access may trap into
- * the kernel's emulation: still correct, hundreds of times slower.
+ * the kernel's emulation: still correct (so the tests run them
+ * everywhere), hundreds of times slower.
  * Strategy by size class: memcpy-word.h.
  */
 #include "asm.h"
