@@ -18,6 +18,8 @@
 
 #include <stdatomic.h>
 
+#include <stddef.h>
+
 #include "memasm-internal.h"
 
 #define COPY(sym) void *sym(void *, const void *, size_t) MEMASM_HIDDEN
@@ -56,20 +58,37 @@ _Atomic(memasm_copy_fn) memasm_cur_memcpy = memasm_k_memcpy_sse2;
 _Atomic(memasm_copy_fn) memasm_cur_memmove = memasm_k_memmove_sse2;
 _Atomic(memasm_set_fn) memasm_cur_memset = memasm_k_memset_sse2;
 
-/* asm/x86_64/entry.asm does sizes up to 256 bytes (512 with zmm) itself,
- * with the registers that its byte for the operation allows:
- *   2  zmm and k1 (masked moves, which also need BMI2's bzhi); set only
- *      while the AVX-512 kernel itself is installed, which the entry points
- *      then jump to directly;
- *   1  ymm;
- *   0  neither (SSE2).
- * The byte follows the installed kernel (memasm_entry_follow, called by the
- * dispatcher on every install), which the CPU was checked to run, so a cap
- * or a forced kernel keeps the entry points at the same ISA level as the
- * kernel behind them. */
-_Atomic unsigned char memasm_entry_vec_memcpy MEMASM_HIDDEN;
-_Atomic unsigned char memasm_entry_vec_memmove MEMASM_HIDDEN;
-_Atomic unsigned char memasm_entry_vec_memset MEMASM_HIDDEN;
+/* What asm/x86_64/entry.asm reads on every call, one line per operation,
+ * rewritten with every install of a kernel (memasm_entry_follow, called by
+ * the dispatcher), which the CPU was checked to run: a cap or a forced
+ * kernel keeps the entry points at the ISA level of the kernel behind them.
+ *   vec        2 the AVX-512 kernel is installed (zmm; the entry points then
+ *              jump to it directly), 1 an AVX2 kernel (ymm), 0 SSE2;
+ *   small_max  the copies' last size of their small class: 31, or 32 with
+ *              byte 0 (whose commonest size then needs one taken branch);
+ *   ymm_max    the last size of the ymm class from 32: 512 with byte 1
+ *              (memmove 256: above, its kernel loop ran faster on moves that
+ *              read what the last one wrote), 64 with byte 2, 32 (memset 31)
+ *              with byte 0, none;
+ *   zmm_len    how many sizes from 65 the zmm class takes: 448 (to 512)
+ *              with byte 2, 0 otherwise.
+ * The initial values are byte 0's, what the entry points run before (and
+ * without) the constructor.  The offsets are EW_* in entry.asm. */
+struct memasm_entry_words {
+    _Atomic size_t small_max;
+    _Atomic size_t ymm_max;
+    _Atomic size_t zmm_len;
+    _Atomic unsigned char vec;
+};
+_Static_assert(offsetof(struct memasm_entry_words, small_max) == 0 &&
+                   offsetof(struct memasm_entry_words, ymm_max) == 8 &&
+                   offsetof(struct memasm_entry_words, zmm_len) == 16 &&
+                   offsetof(struct memasm_entry_words, vec) == 24,
+               "entry.asm's EW_* offsets");
+#define ENTRY_WORDS_BYTE0(ymm) {32, (ymm), 0, 0}
+_Alignas(64) struct memasm_entry_words memasm_entry_memcpy MEMASM_HIDDEN = ENTRY_WORDS_BYTE0(32);
+_Alignas(64) struct memasm_entry_words memasm_entry_memmove MEMASM_HIDDEN = ENTRY_WORDS_BYTE0(32);
+_Alignas(64) struct memasm_entry_words memasm_entry_memset MEMASM_HIDDEN = ENTRY_WORDS_BYTE0(31);
 
 void memasm_entry_follow(memasm_op op, const struct memasm_kernel *k)
 {
@@ -79,19 +98,25 @@ void memasm_entry_follow(memasm_op op, const struct memasm_kernel *k)
         [MEMASM_OP_MEMMOVE] = (void (*)(void))memasm_k_memmove_avx512,
         [MEMASM_OP_MEMSET] = (void (*)(void))memasm_k_memset_avx512,
     };
-    int bmi2 = (memasm_cpu_get()->features & MEMASM_F_X86_BMI2) != 0;
-    unsigned char v = k->fn == avx512[op] && bmi2 ? 2 : k->level >= 1;
+    struct memasm_entry_words *w;
+    size_t ymm_wide;
     switch (op) {
     case MEMASM_OP_MEMCPY:
-        atomic_store_explicit(&memasm_entry_vec_memcpy, v, memory_order_relaxed);
+        w = &memasm_entry_memcpy, ymm_wide = 512;
         break;
     case MEMASM_OP_MEMMOVE:
-        atomic_store_explicit(&memasm_entry_vec_memmove, v, memory_order_relaxed);
+        w = &memasm_entry_memmove, ymm_wide = 256;
         break;
     case MEMASM_OP_MEMSET:
-        atomic_store_explicit(&memasm_entry_vec_memset, v, memory_order_relaxed);
+        w = &memasm_entry_memset, ymm_wide = 512;
         break;
     default:
-        break;
+        return;
     }
+    unsigned char v = k->fn == avx512[op] ? 2 : k->level >= 1;
+    size_t none = op == MEMASM_OP_MEMSET ? 31 : 32;
+    atomic_store_explicit(&w->zmm_len, v == 2 ? 448 : 0, memory_order_relaxed);
+    atomic_store_explicit(&w->small_max, v ? 31 : 32, memory_order_relaxed);
+    atomic_store_explicit(&w->ymm_max, v == 2 ? 64 : v == 1 ? ymm_wide : none, memory_order_relaxed);
+    atomic_store_explicit(&w->vec, v, memory_order_relaxed);
 }

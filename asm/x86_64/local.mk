@@ -8,7 +8,8 @@ libmemasm_la_SOURCES += c/kernels-x86_64.c asm/x86_64/entry.asm \
 # Templates and macros the .asm files include (for dist; NASM has no
 # dependency tracking here, so the objects also depend on them explicitly).
 EXTRA_DIST += asm/x86_64/macros.inc asm/x86_64/vec.inc asm/x86_64/small.inc \
-	asm/x86_64/memmove.inc asm/x86_64/memset.inc asm/x86_64/README.md
+	asm/x86_64/memmove.inc asm/x86_64/memset.inc asm/x86_64/README.md \
+	doc/history-x86_64.md
 x86_64_asm_deps = asm/x86_64/thresholds.inc \
 	$(top_srcdir)/asm/x86_64/macros.inc $(top_srcdir)/asm/x86_64/vec.inc \
 	$(top_srcdir)/asm/x86_64/small.inc
