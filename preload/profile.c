@@ -207,16 +207,10 @@ static __attribute__((noinline, cold)) struct block *new_block(void)
     return my_block = b;
 }
 
-static inline void record(int op, const void *dst, const void *src, size_t n)
+/* Count one call into this thread's block (inlined into every exported
+ * function: a TLS load, three counter bumps). */
+static inline __attribute__((always_inline)) void count(int op, const void *dst, const void *src, size_t n)
 {
-    int s = atomic_load_explicit(&state, memory_order_acquire);
-    if (__builtin_expect(s != ON, 0)) {
-        if (s != UNDECIDED)
-            return;
-        decide();
-        if (atomic_load_explicit(&state, memory_order_acquire) != ON)
-            return;
-    }
     struct block *b = my_block;
     if (__builtin_expect(!b, 0))
         b = new_block();
@@ -231,6 +225,23 @@ static inline void record(int op, const void *dst, const void *src, size_t n)
     if (src)
         bump(b, &h->src[align_index(src)], 1);
     bump(b, &h->dst[align_index(dst)], 1);
+}
+
+/* The process's first call (before the constructor, or racing it). */
+static __attribute__((noinline, cold)) void count_first(int op, const void *dst, const void *src, size_t n)
+{
+    decide();
+    if (atomic_load_explicit(&state, memory_order_acquire) == ON)
+        count(op, dst, src, n);
+}
+
+static inline __attribute__((always_inline)) void record(int op, const void *dst, const void *src, size_t n)
+{
+    int s = atomic_load_explicit(&state, memory_order_relaxed);
+    if (__builtin_expect(s == ON, 1))
+        count(op, dst, src, n);
+    else if (__builtin_expect(s == UNDECIDED, 0))
+        count_first(op, dst, src, n);
 }
 
 /* ---- start, fork ---------------------------------------------------------- */
