@@ -9,12 +9,11 @@
 ; return address, then checks, in this order: each of those registers
 ; against its seed (code 1 + index), the canary (0x100), the direction flag
 ; (0x200) and, with MEMASM_ABI_CHECK_UPPER, the XINUSE bits of xgetbv(1):
-; 2 (upper halves of ymm0-15), 6 (upper 256 bits of zmm0-15) and 7
-; (zmm16-31) must be clear (0x400).  Bit 5, the opmask registers, may be
-; left set: k0-k7 are caller-saved scratch in the psABI, no instruction pays
-; a transition for them, and the masked moves of the entry points
-; (asm/x86_64/entry.asm) write k1.  The upper halves are different: dirty
-; ones slow down later SSE code, so a kernel must leave them clean.  The caller's callee-saved registers
+; 2 (upper halves of ymm0-15), 5 (the opmask registers), 6 (upper 256 bits
+; of zmm0-15) and 7 (zmm16-31) must be clear (0x400).  Dirty upper halves
+; slow down later SSE code, so a kernel must leave them clean; k0-k7 are
+; caller-saved scratch in the psABI, but no kernel or entry point writes
+; them, and a set bit 5 here would show one that does.  The caller's callee-saved registers
 ; are pushed on entry and popped on exit, so a broken kernel is reported,
 ; not propagated; the direction flag is cleared and the upper state cleaned
 ; before returning to C.
@@ -35,7 +34,7 @@ default rel
 %define ERR_CANARY 0x100
 %define ERR_DF 0x200
 %define ERR_UPPER 0x400
-%define UPPER_BITS 0xc4         ; XINUSE bits 2, 6, 7 (not 5, opmask)
+%define UPPER_BITS 0xe4         ; XINUSE bits 2, 5, 6, 7
 %define CANARY_MIX 0x5ca1ab1e0ddba115
 
 ; Frame below the six pushes (72 bytes keep rsp 16-byte aligned at the call):
