@@ -4,6 +4,11 @@
 #
 #   check-real.sh [--mib N]
 #
+# MEMASM_PRELOAD names libmemasm-preload.so; MEMASM_PROFILE_SO and
+# MEMASM_BENCH, when set, libmemasm-profile.so and memasm-bench for a last
+# run: sqlite3's job under the profile module, outputs compared, and
+# memasm-bench --mix on its profile.
+#
 # Each program runs the same job twice, without and with
 # LD_PRELOAD=$MEMASM_PRELOAD, and every output (compressed streams,
 # decompressed data, database dumps, checksums, sorted text, copies) must be
@@ -239,6 +244,36 @@ for name in gzip xz zstd sqlite3 python3 sort cp_dd; do
     results="$results$line
 "
 done
+
+# libmemasm-profile.so on sqlite3's job (small input): the same outputs as
+# without it, one profile per process (%p: the job runs sqlite3 twice), and
+# memasm-bench --mix reads the larger one and measures its mixes.
+if [ -n "${MEMASM_PROFILE_SO:-}" ]; then
+    echo "== sqlite3 under libmemasm-profile.so"
+    pre=()
+    run_job sqlite3 sqlite3-small small && digest sqlite3 sqlite3-small
+    pre=(env LD_PRELOAD="$MEMASM_PROFILE_SO" MEMASM_PROFILE="$work/sqlite3.%p.prof")
+    run_job sqlite3 sqlite3-profile small && digest sqlite3 sqlite3-profile
+    if ! cmp -s sqlite3-small.sums sqlite3-profile.sums; then
+        echo "FAIL: sqlite3's outputs differ under libmemasm-profile.so"
+        failed=1
+    fi
+    n=$(find . -maxdepth 1 -name 'sqlite3.*.prof' | wc -l)
+    if [ "$n" -ne 2 ]; then
+        echo "FAIL: expected 2 profiles (two sqlite3 processes), found $n"
+        failed=1
+    else
+        prof=$(ls -S sqlite3.*.prof | head -n 1)
+        sed -n 3p "$prof"
+        if ! "${MEMASM_BENCH:?}" --mix "$prof" --candidates memasm,libc --rounds 5 --min-time 50 >bench.out 2>&1; then
+            cat bench.out
+            echo "FAIL: memasm-bench --mix $prof"
+            failed=1
+        fi
+        grep '^mix:' bench.out || true
+        grep -A 2 '^== ' bench.out | grep -v '^--$\|^mean size' || true
+    fi
+fi
 
 echo
 echo "check-real ($mib MiB for gzip, zstd, cp/dd; $((mib / 16)) MiB for xz): no preload, preload, ratio"

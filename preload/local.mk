@@ -103,7 +103,9 @@ AM_TESTS_ENVIRONMENT += NM='$(NM)'; export NM;
 
 # CHECK_REAL_FLAGS=--mib N: the input size (default 256).
 CHECK_REAL_FLAGS =
-check-real: preload/libmemasm-preload.la
+check-real: preload/libmemasm-preload.la preload/libmemasm-profile.la bench/memasm-bench$(EXEEXT)
 	MEMASM_PRELOAD=$(abs_top_builddir)/preload/.libs/libmemasm-preload.so \
+	MEMASM_PROFILE_SO=$(abs_top_builddir)/preload/.libs/libmemasm-profile.so \
+	MEMASM_BENCH=$(abs_top_builddir)/bench/memasm-bench$(EXEEXT) \
 	TEST_EMULATOR='$(TEST_EMULATOR)' bash $(srcdir)/preload/check-real.sh $(CHECK_REAL_FLAGS)
 .PHONY: check-real
