@@ -1,6 +1,7 @@
 # preload/local.mk -- libmemasm-preload.so, the drop-in library for
-# LD_PRELOAD; included from Makefile.am after every fragment that adds to
-# libmemasm_la_SOURCES.
+# LD_PRELOAD, and libmemasm-profile.so, the same with a profile of the calls
+# (MEMASM_PROFILE); included from Makefile.am after every fragment that adds
+# to libmemasm_la_SOURCES.
 #
 # The module is self-contained: it is built from libmemasm's own sources
 # (compiled a second time with the same flags; the NASM objects are shared)
@@ -20,9 +21,15 @@
 #                                 constructor; also under LD_BIND_NOW=1
 #   preload/preload-debug.sh      MEMASM_DEBUG=1's exit lines; exit with
 #                                 threads running and from a signal handler
-#   preload/preload-exports.sh    nm -D lists exactly preload/exports.sym
+#   preload/preload-exports.sh    nm -D lists exactly preload/exports.sym,
+#                                 for both modules
+#   preload/preload-profile.sh    the profile module: known calls counted
+#                                 exactly, outputs unchanged, the file's
+#                                 safety, secure mode; memasm-bench and
+#                                 memasm-tune --mix on good and broken files
 # make check-real: real programs with and without the module, outputs
-# compared byte for byte (preload/check-real.sh).
+# compared byte for byte, and sqlite3 under the profile module
+# (preload/check-real.sh).
 
 lib_LTLIBRARIES += preload/libmemasm-preload.la
 preload_libmemasm_preload_la_SOURCES = $(libmemasm_la_SOURCES)
