@@ -39,6 +39,16 @@ static const uint64_t thr_static[MEMASM_THR_COUNT] = {
 
 const uint64_t *volatile memasm_thr = thr_static;
 
+/*
+ * Link anchor, never called from here: a static link takes from libmemasm.a
+ * only the objects a program refers to, and every program that copies
+ * refers to this one (the kernels read memasm_thr).  This pointer brings in
+ * c/init.c, whose constructor runs memasm_init(), as in the shared library.
+ * tests/layers.sh allows this one reference upward, as data that no code
+ * uses.
+ */
+__attribute__((used)) static void (*const start_up_anchor)(void) = memasm_init;
+
 #if defined(__x86_64__)
 /*
  * Legal ranges (asm/x86_64/memmove.inc, memset.inc): the kernels look at
