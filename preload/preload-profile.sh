@@ -3,12 +3,14 @@
 #
 #   - test-preload symbols, functions and chk (every name resolves into
 #     this module, every function against a byte loop, the _chk aborts)
-#     pass with this module, recording;
+#     pass with this module, recording; so do exit() while threads copy,
+#     from a signal handler and after stderr is closed, leaving a profile;
 #   - test-profile calls prints the same bytes with and without the module
 #     (it forwards every call correctly), and the profile holds exactly the
 #     calls the program made: every size, source and destination alignment
 #     count, from the main thread, a thread that ended early and two
-#     concurrent ones;
+#     concurrent ones; 300 threads in turn, counted exactly in 2 blocks
+#     (an ended thread's block is reused);
 #   - %p is the process id; after fork the child's profile holds the
 #     child's calls only;
 #   - a set-user-ID process ignores MEMASM_PROFILE (when run as root);
@@ -50,8 +52,8 @@ if [ -f "$dir/calls.tsv" ]; then
     else
         echo "profile: $(wc -l <"$tmp".got) rows, each the program's count"
     fi
-    grep -q '^# pid [0-9]*; calls: memcpy 624, memmove 80, memset 304$' "$dir/calls.tsv" ||
-        fail "the header's call counts"
+    grep -q '^# pid [0-9]*; calls: memcpy 624, memmove 80, memset 304; per-thread blocks [1-4]$' "$dir/calls.tsv" ||
+        fail "the header's call counts, or more than one block per thread"
     ls "$dir" | grep -q tmp && fail "a temporary file was left"
 else
     fail "no profile written"
@@ -64,6 +66,22 @@ run "test-preload symbols" env LD_PRELOAD="$pso" "$prog" symbols
 run "test-preload functions, recording" env LD_PRELOAD="$pso" MEMASM_PROFILE="$dir/fn.tsv" "$prog" functions
 run "test-preload chk, recording" env LD_PRELOAD="$pso" MEMASM_PROFILE="$dir/chk.tsv" "$prog" chk
 grep -q '^memmove.size	' "$dir/fn.tsv" || fail "no memmove calls in the profile of test-preload functions"
+# exit() while 4 threads copy, from a signal handler, after stderr is closed:
+# no crash, no hang, a profile.
+for mode in exit-threads exit-signal exit-closed; do
+    run "test-preload $mode, recording" env LD_PRELOAD="$pso" MEMASM_PROFILE="$dir/$mode.tsv" "$prog" $mode
+    grep -q '^memcpy.size	' "$dir/$mode.tsv" || fail "$mode: no profile"
+done
+
+# 300 threads one after another (more than the module's 256 blocks): every
+# call counted, and the ended threads' blocks reused (2 blocks in all).
+echo "== 300 threads in turn"
+MEMASM_PROFILE="$dir/threads.tsv" LD_PRELOAD="$pso" "$tprog" threads 300 >"$tmp".thr || fail "status $?"
+rows "$tmp".thr >"$tmp".want
+rows "$dir/threads.tsv" >"$tmp".got
+cmp -s "$tmp".want "$tmp".got || { diff "$tmp".want "$tmp".got | head; fail "300 threads: the counts"; }
+sed -n 3p "$dir/threads.tsv"
+grep -q '; per-thread blocks [12]$' "$dir/threads.tsv" || fail "300 threads in turn took more than 2 blocks"
 
 echo "== fork, MEMASM_PROFILE with %p"
 MEMASM_PROFILE="$dir/fork.%p.tsv" LD_PRELOAD="$pso" "$tprog" fork >"$tmp".fork ||

@@ -12,14 +12,16 @@
  * memasm-bench --mix and memasm-tune --mix read.  "%p" in FILE is the
  * process id, "%%" a percent sign.
  *
- * Counting.  Each thread counts into a block of its own, mapped (mmap, not
- * malloc: this code runs inside malloc's own calls) on its first call and
- * found again through an initial-exec TLS pointer; the blocks are pushed
- * once onto a lock-free list and never freed, so the sum at exit includes
- * threads that have ended.  A counter is bumped with a relaxed load and
- * store (plain instructions, no lock, no line shared with another thread).
- * Memory is bounded: at most MAX_BLOCKS blocks of about 46 KiB; the threads
- * after those share one block with atomic additions.  Sizes up to
+ * Counting.  Each thread counts into a block of its own, taken on its first
+ * call and found again through an initial-exec TLS pointer.  A counter is
+ * bumped with a relaxed load and store (plain instructions, no lock, no
+ * line shared with another thread).  Blocks are mapped (mmap, not malloc:
+ * this code runs inside malloc's own calls), pushed once onto a lock-free
+ * list and never unmapped; when a thread ends, its counts are added into
+ * the shared block and its block, zeroed, goes to the next new thread, so
+ * the sum at exit includes the threads that ended and memory follows the
+ * threads alive at once: at most MAX_BLOCKS blocks of about 46 KiB, the
+ * threads beyond sharing one block with atomic additions.  Sizes up to
  * EXACT_MAX are counted exactly, larger ones in 8 groups per power of two,
  * each written as the mean size of its calls.
  *
@@ -42,6 +44,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h> /* rename */
 #include <stdatomic.h>
 #include <stddef.h>
@@ -74,15 +77,28 @@ struct op_hist {
 
 struct block {
     struct op_hist op[P_OPS];
-    struct block *next; /* the list of every block, for the sum at exit */
+    struct block *next;      /* the list of every block, for the sum at exit */
+    struct block *free_next; /* the free list (under fold_lock)              */
 };
+#define BLOCK_COUNTERS (sizeof(struct op_hist) * P_OPS / sizeof(uint64_t))
 
 #define MAX_BLOCKS 256
 
-static struct block shared_block; /* threads past MAX_BLOCKS, atomically */
+/* The threads past MAX_BLOCKS count here atomically, and ended threads'
+ * counts are added here. */
+static struct block shared_block;
 static _Atomic(struct block *) blocks;
 static atomic_uint nblocks;
 static __thread struct block *my_block __attribute__((tls_model("initial-exec")));
+
+/* A thread's end is seen through a key's destructor (the key made by the
+ * constructor; its value is the thread's block).  Only for a key whose
+ * value glibc keeps in the thread descriptor (the first 32): a later one's
+ * pthread_setspecific may allocate, which must not happen inside malloc. */
+static pthread_key_t end_key;
+static atomic_int end_key_ok;
+static pthread_mutex_t fold_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct block *free_blocks; /* under fold_lock */
 
 /* Index of a log bucket of n > EXACT_MAX. */
 static inline unsigned log_bucket(size_t n)
@@ -188,12 +204,20 @@ static void decide(void)
     atomic_store_explicit(&state, on ? ON : OFF, memory_order_release);
 }
 
-/* A thread's first counted call: its block. */
+/* A thread's first counted call: its block (an ended thread's, or a new
+ * one). */
 static __attribute__((noinline, cold)) struct block *new_block(void)
 {
-    int saved = errno;
-    struct block *b = &shared_block;
-    if (atomic_fetch_add_explicit(&nblocks, 1, memory_order_relaxed) < MAX_BLOCKS) {
+    int saved = errno, recycle = atomic_load_explicit(&end_key_ok, memory_order_acquire);
+    struct block *b = NULL;
+    if (recycle) {
+        pthread_mutex_lock(&fold_lock);
+        b = free_blocks;
+        if (b)
+            free_blocks = b->free_next;
+        pthread_mutex_unlock(&fold_lock);
+    }
+    if (!b && atomic_fetch_add_explicit(&nblocks, 1, memory_order_relaxed) < MAX_BLOCKS) {
         void *p = mmap(NULL, sizeof *b, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (p != MAP_FAILED) {
             b = p;
@@ -203,8 +227,36 @@ static __attribute__((noinline, cold)) struct block *new_block(void)
                 ;
         }
     }
+    if (!b)
+        b = &shared_block;
+    else if (recycle)
+        pthread_setspecific(end_key, b);
     errno = saved;
     return my_block = b;
+}
+
+/* The key's destructor: a thread ends.  Its later calls (other destructors)
+ * count atomically in the shared block; its counts move there, and its
+ * block, zeroed, to the free list, both under fold_lock, which the sum at
+ * exit also takes, so no call is counted twice or lost. */
+static void thread_end(void *arg)
+{
+    struct block *b = arg;
+    int saved = errno;
+    my_block = &shared_block;
+    pthread_mutex_lock(&fold_lock);
+    _Atomic uint64_t *from = (_Atomic uint64_t *)b->op, *to = (_Atomic uint64_t *)shared_block.op;
+    for (size_t i = 0; i < BLOCK_COUNTERS; i++) {
+        uint64_t v = atomic_load_explicit(&from[i], memory_order_relaxed);
+        if (v) {
+            atomic_fetch_add_explicit(&to[i], v, memory_order_relaxed);
+            atomic_store_explicit(&from[i], 0, memory_order_relaxed);
+        }
+    }
+    b->free_next = free_blocks;
+    free_blocks = b;
+    pthread_mutex_unlock(&fold_lock);
+    errno = saved;
 }
 
 /* Count one call into this thread's block (inlined into every exported
@@ -260,20 +312,26 @@ static void after_fork(void)
     if (atomic_load_explicit(&state, memory_order_relaxed) != ON)
         return;
     zero_counts();
+    /* A thread of the parent may have held it; none runs here. */
+    pthread_mutex_init(&fold_lock, NULL);
 }
 
 __attribute__((constructor)) static void profile_start(void)
 {
     memasm_init();
     decide();
-    if (atomic_load_explicit(&state, memory_order_acquire) == ON)
-        pthread_atfork(NULL, NULL, after_fork);
+    if (atomic_load_explicit(&state, memory_order_acquire) != ON)
+        return;
+    pthread_atfork(NULL, NULL, after_fork);
+    if (pthread_key_create(&end_key, thread_end) == 0 && end_key < 32)
+        atomic_store_explicit(&end_key_ok, 1, memory_order_release);
 }
 
 /* ---- the file ------------------------------------------------------------ */
 
-/* The sum of every block, built at exit. */
+/* The sum of every block, built at exit, and how many blocks were mapped. */
 static struct op_hist total[P_OPS];
+static unsigned nmapped;
 
 static uint64_t ld(_Atomic uint64_t *c)
 {
@@ -282,6 +340,15 @@ static uint64_t ld(_Atomic uint64_t *c)
 
 static void sum_blocks(void)
 {
+    /* A thread that is ending moves its counts under fold_lock; wait a
+     * little for it, but never forever (exit may come from a signal
+     * handler that interrupted the holder). */
+    int locked = 0;
+    for (int i = 0; i < 1000 && !locked; i++) {
+        locked = pthread_mutex_trylock(&fold_lock) == 0;
+        if (!locked)
+            sched_yield();
+    }
     for (int op = 0; op < P_OPS; op++) {
         struct op_hist *t = &total[op];
         for (struct block *b = atomic_load_explicit(&blocks, memory_order_acquire); ; b = b->next) {
@@ -298,8 +365,12 @@ static void sum_blocks(void)
             }
             if (!b)
                 break;
+            if (op == 0)
+                nmapped++;
         }
     }
+    if (locked)
+        pthread_mutex_unlock(&fold_lock);
 }
 
 /* Output through a buffer to fd; the first error sticks. */
@@ -381,6 +452,8 @@ static void write_profile(struct out *o)
     out_u64(o, calls[P_MOVE]);
     out_str(o, ", memset ");
     out_u64(o, calls[P_SET]);
+    out_str(o, "; per-thread blocks ");
+    out_u64(o, nmapped);
     out_str(o, "\n# Columns: key<TAB>value<TAB>count.  OP.size: the call's size in bytes (sizes above 1024\n"
                "# in 8 groups per power of two, each written as its calls' mean size); OP.src, OP.dst:\n"
                "# the address's alignment (its largest power-of-two divisor, at most 64).\n");
