@@ -28,6 +28,13 @@
  *  - memmove: every overlap distance 1..n in both directions for n <= 256,
  *    sampled distances above;
  *  - memcpy and memmove: self-copy (dst == src).
+ *
+ * MEMASM_TEST_REDUCED (make check-valgrind) keeps every kernel but runs the
+ * lengths, alignment pairs and overlap distances of memcheck.h only, a
+ * 16 MiB call instead of 64 MiB, and under the profiles doubling lengths up
+ * to 1 MiB + 1.  Under memcheck every call is made again on
+ * exact-size heap blocks (memcheck.h), and a kernel during which memcheck
+ * counted an error fails.
  */
 #include "config.h"
 
@@ -37,6 +44,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "memcheck.h"
 
 #define CANARY 64                          /* bytes checked on each side      */
 #define ROOM 128                           /* offset of the "middle" position */
@@ -44,6 +52,8 @@
 #define FULL_ALIGN_MAX 256                 /* every alignment pair up to here  */
 #define BIG_MAX ((size_t)8 << 20)          /* doubling lengths up to 8 MiB ±1  */
 #define HUGE_N (((size_t)64 << 20) + 3)    /* the one 64 MiB call per kernel   */
+#define HUGE_REDUCED (((size_t)16 << 20) + 3) /* reduced: above every default threshold */
+#define BIG_REDUCED_PROFILE ((size_t)1 << 20) /* reduced profiles: doubling lengths to 1 MiB ±1 */
 #define OVERLAP_ALL_MAX 256                /* every overlap distance up to here */
 
 /* Arenas: src (read-only, random), dst (starts as a copy of pat), pat (the
@@ -65,6 +75,7 @@ typedef struct ctx {
     t_rng rng;
     counts cnt;
     t_call call;
+    size_t big_max; /* doubling lengths up to big_max + 1 */
 } ctx;
 
 static void arenas_init(void)
@@ -149,6 +160,7 @@ static void one_copy(ctx *c, unsigned char *d, const unsigned char *s, size_t n,
     expect_bytes(c, d, s, n, d, n);
     expect_bytes(c, d + n, pat_a.base + off + n, after, d, n);
     restore(d - before, before + n + after);
+    t_mc_copy(&c->call, fn, s, n, c->call.dalign, c->call.salign);
 }
 
 /* ---- memset ------------------------------------------------------------- */
@@ -189,6 +201,7 @@ static void one_set(ctx *c, unsigned char *d, size_t n, const char *what)
                          t_call_str(&c->call), (unsigned)val, i, d[i], b);
     expect_bytes(c, d + n, pat_a.base + off + n, after, d, n);
     restore(d - before, before + n + after);
+    t_mc_set(&c->call, fn, val, n, c->call.dalign);
 }
 
 /* ---- placements ---------------------------------------------------------- */
@@ -251,6 +264,7 @@ static void one_self(ctx *c, unsigned char *p, size_t n)
     window(p, n, &before, &after);
     size_t off = (size_t)(p - dst_a.base);
     expect_bytes(c, p - before, pat_a.base + off - before, before + n + after, p, n);
+    t_mc_move(&c->call, fn, pat_a.base + off, n, 0, 0, c->call.dalign);
     c->cnt.self++;
 }
 
@@ -279,6 +293,8 @@ static void one_overlap(ctx *c, unsigned char *lo, size_t n, size_t dist, int fo
         ck_abort_msg("%s, dist %zu: byte dst%+ld is 0x%02x, expected 0x%02x", t_call_str(&c->call),
                      dist, (long)((dst_a.base + off + i) - d), dst_a.base[off + i], ref_buf[i]);
     memcpy(dst_a.base + off, pat_a.base + off, span);
+    t_mc_move(&c->call, fn, pat_a.base + (lo - dst_a.base), n, dist, forward,
+              (unsigned)((uintptr_t)lo & 63));
     c->cnt.overlap++;
 }
 
@@ -328,6 +344,7 @@ static void run_kernel(ctx *c)
 {
     int copy = c->k.op != MEMASM_OP_MEMSET;
     int move = c->k.op == MEMASM_OP_MEMMOVE;
+    int reduced = t_reduced();
     c->call.kernel = c->k.name;
     c->call.profile = c->profile;
     /* Without fork (CK_FORK=no, under qemu) a kernel that failed before may
@@ -354,7 +371,14 @@ static void run_kernel(ctx *c)
 
     /* Every length up to SMALL_MAX. */
     for (size_t n = 0; n <= SMALL_MAX; n++) {
-        if (n <= FULL_ALIGN_MAX) {
+        if (reduced && !t_keep_len(n))
+            continue;
+        if (n <= FULL_ALIGN_MAX && reduced) {
+            for (unsigned i = 0; i < T_NALIGN_CLASSES; i++)
+                for (unsigned j = 0; j < (copy ? T_NALIGN_CLASSES : 1u); j++)
+                    at_align(c, n, t_align_class[i], t_align_class[j], "alignment class");
+            c->cnt.copy += copy ? T_NALIGN_CLASSES * T_NALIGN_CLASSES : T_NALIGN_CLASSES;
+        } else if (n <= FULL_ALIGN_MAX) {
             for (unsigned da = 0; da < 64; da++)
                 for (unsigned sa = 0; sa < (copy ? 64u : 1u); sa++)
                     at_align(c, n, da, sa, "every alignment");
@@ -378,7 +402,7 @@ static void run_kernel(ctx *c)
         if (move) {
             if (n <= OVERLAP_ALL_MAX) {
                 for (size_t dist = 1; dist <= n; dist++)
-                    for (int fwd = 0; fwd < 2; fwd++)
+                    for (int fwd = 0; fwd < 2 && (!reduced || t_keep_dist(n, dist)); fwd++)
                         overlap_at(c, n, dist, fwd, (int)((dist + (size_t)fwd + n) % 3));
             } else {
                 for (int i = 0; i < 6; i++) {
@@ -397,7 +421,7 @@ static void run_kernel(ctx *c)
      * bytes): over each triple every guard placement once, one aligned and
      * two sampled alignments, one self-copy, three overlaps. */
     unsigned turn = 0;
-    for (size_t p = 2048; p <= BIG_MAX; p *= 2) {
+    for (size_t p = 2048; p <= c->big_max; p *= 2) {
         for (size_t n = p - 1; n <= p + 1; n++, turn++) {
             static const unsigned guards[3] = {2u | 4u, 1u | 8u, 1u | 2u};
             at_guards(c, n, guards[n - p + 1]);
@@ -442,6 +466,7 @@ static int kernel_ctx(ctx *c, size_t i, const char *profile)
         return 0;
     }
     c->profile = profile;
+    c->big_max = BIG_MAX;
     t_rng_init(&c->rng, i + 1);
     return 1;
 }
@@ -455,13 +480,16 @@ START_TEST(conform_kernel)
     memasm_threshold_reset();
     if (!kernel_ctx(&c, (size_t)_i, "defaults"))
         return;
+    unsigned long errs = t_mc_errors();
     run_kernel(&c);
     print_counts(&c);
+    ck_assert_msg(t_mc_errors() == errs, "kernel %s: memcheck counted %lu error(s) (above)",
+                  c.k.name, t_mc_errors() - errs);
 }
 END_TEST
 
-/* One call over 64 MiB per kernel with the default thresholds: copy and
- * fill, and for memmove both overlap directions. */
+/* One call over 64 MiB (reduced: 16 MiB) per kernel with the default
+ * thresholds: copy and fill, and for memmove both overlap directions. */
 START_TEST(huge_kernel)
 {
     ctx c;
@@ -469,40 +497,41 @@ START_TEST(huge_kernel)
         return;
     t_fault_install();
     memasm_threshold_reset();
+    size_t huge = t_reduced() ? HUGE_REDUCED : HUGE_N;
     c.call.kernel = c.k.name;
     c.call.profile = "defaults";
     size_t dist = ((size_t)1 << 20) + 5;
     t_arena s, d;
-    t_arena_new(&s, HUGE_N);
-    t_arena_new(&d, HUGE_N + dist);
+    t_arena_new(&s, huge);
+    t_arena_new(&d, huge + dist);
     t_fill(&c.rng, s.base, s.size);
     memset(d.base, 0x5a, d.size);
     t_arena_readonly(&s, 1);
-    unsigned char *dst = d.base + d.size - HUGE_N; /* flush against the guard */
+    unsigned char *dst = d.base + d.size - huge; /* flush against the guard */
     const unsigned char *src = s.base + 1;
     void *ret;
-    c.call.n = HUGE_N - 1;
+    c.call.n = huge - 1;
     c.call.dalign = (unsigned)((uintptr_t)dst & 63);
     c.call.salign = 1;
     if (c.k.op == MEMASM_OP_MEMSET) {
-        c.call.what = "64 MiB fill";
-        ret = t_set(&c.call, (t_set_fn)c.k.fn, dst, 0x3a7, HUGE_N);
-        c.call.n = HUGE_N;
+        c.call.what = "one large fill";
+        ret = t_set(&c.call, (t_set_fn)c.k.fn, dst, 0x3a7, huge);
+        c.call.n = huge;
         expect_ret(&c, ret, dst);
-        for (size_t i = 0; i < HUGE_N; i++)
+        for (size_t i = 0; i < huge; i++)
             if (dst[i] != 0xa7)
                 ck_abort_msg("%s: byte dst+%zu is 0x%02x", t_call_str(&c.call), i, dst[i]);
     } else {
-        c.call.what = "64 MiB copy";
-        ret = t_copy(&c.call, (t_copy_fn)c.k.fn, dst, src, HUGE_N - 1);
+        c.call.what = "one large copy";
+        ret = t_copy(&c.call, (t_copy_fn)c.k.fn, dst, src, huge - 1);
         expect_ret(&c, ret, dst);
-        size_t i = t_diff(dst, src, HUGE_N - 1);
-        if (i != HUGE_N - 1)
+        size_t i = t_diff(dst, src, huge - 1);
+        if (i != huge - 1)
             ck_abort_msg("%s: byte dst+%zu is 0x%02x, expected 0x%02x", t_call_str(&c.call), i,
                          dst[i], src[i]);
-        if (dst[HUGE_N - 1] != 0x5a)
+        if (dst[huge - 1] != 0x5a)
             ck_abort_msg("%s: byte dst+%zu (after the end) was written", t_call_str(&c.call),
-                         HUGE_N - 1);
+                         huge - 1);
     }
     if (dst[-1] != 0x5a)
         ck_abort_msg("%s: byte dst-1 was written", t_call_str(&c.call));
@@ -514,11 +543,11 @@ START_TEST(huge_kernel)
         for (int fwd = 0; fwd < 2; fwd++) {
             unsigned char *a = fwd ? d.base : d.base + dist;
             unsigned char *b = fwd ? d.base + dist : d.base;
-            size_t n = HUGE_N - 2;
+            size_t n = huge - 2;
             memcpy(exp, d.base, d.size);
             t_ref_move(exp + (a - d.base), exp + (b - d.base), n);
-            c.call.what = fwd ? "64 MiB overlap backward, dist 1 MiB + 5"
-                              : "64 MiB overlap forward, dist 1 MiB + 5";
+            c.call.what = fwd ? "large overlap backward, dist 1 MiB + 5"
+                              : "large overlap forward, dist 1 MiB + 5";
             c.call.n = n;
             c.call.dalign = (unsigned)((uintptr_t)a & 63);
             c.call.salign = (unsigned)((uintptr_t)b & 63);
@@ -531,7 +560,7 @@ START_TEST(huge_kernel)
         }
         free(exp);
     }
-    printf("%-20s [defaults]: 64 MiB call(s) correct\n", c.k.name);
+    printf("%-20s [defaults]: %zu MiB call(s) correct\n", c.k.name, huge >> 20);
     fflush(stdout);
     t_arena_free(&s);
     t_arena_free(&d);
@@ -571,9 +600,16 @@ START_TEST(profile_kernel)
         return;
     if (!p->ops[c.k.op])
         return; /* this profile does not steer this operation */
+    /* Reduced: every *_min key of a profile is at its minimum (512 bytes or
+     * less), so the strategies it opens all start far below 1 MiB. */
+    if (t_reduced())
+        c.big_max = BIG_REDUCED_PROFILE;
     t_profile_apply(p);
+    unsigned long errs = t_mc_errors();
     run_kernel(&c);
     print_counts(&c);
+    ck_assert_msg(t_mc_errors() == errs, "kernel %s, thresholds %s: memcheck counted %lu error(s) (above)",
+                  c.k.name, p->name, t_mc_errors() - errs);
     memasm_threshold_reset();
 }
 END_TEST
@@ -599,6 +635,7 @@ int main(void)
     t_print_time(NULL);
     t_seed();
     t_print_kernels();
+    t_mc_banner("conform");
     int status = t_run_suite(make_suite());
     t_print_time("run time (this process; forked tests not included in CPU)");
     return status;

@@ -14,7 +14,8 @@
 #                         the kernels chosen for it
 # tests/config.mk adds the configuration suites, tests/reliability.mk the
 # threads/fork/signals suite and make check-slow (sizes across 2 and
-# 4 GiB); tests/README.md lists them all.
+# 4 GiB), tests/valgrind.mk make check-valgrind; tests/README.md lists
+# them all.
 # On a cross build every test runs under $(TEST_EMULATOR) with CK_FORK=no
 # (tests/run-test.sh); on riscv64 the whole set runs five times: without V
 # and with V at VLEN 128, 256, 512 and 1024; on aarch64 five times too: SVE
@@ -22,6 +23,7 @@
 
 include tests/config.mk
 include tests/reliability.mk
+include tests/valgrind.mk
 
 EXTRA_DIST += tests/run-test.sh tests/dispatch-env.sh tests/exports.sh
 
@@ -39,7 +41,7 @@ if HAVE_CHECK
 # Shared machinery and the ABI trampoline of this architecture.
 check_LTLIBRARIES += tests/libmemasm-test.la tests/libmemasm-broken.la
 tests_libmemasm_test_la_SOURCES = c/xoshiro.h tests/harness.c tests/harness.h tests/abi/abi.h \
-	tests/abi_common.h
+	tests/abi_common.h tests/memcheck.c tests/memcheck.h
 tests_libmemasm_test_la_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_libmemasm_broken_la_SOURCES =
 if HOST_X86_64

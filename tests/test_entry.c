@@ -16,6 +16,9 @@
  *  - memmove: every overlap distance 0..64 in both directions;
  *  - memset: c beyond 8 bits (0x1ff, -1, ...) and junk in the upper 32 bits
  *    of the register that carries c.
+ * MEMASM_TEST_REDUCED (make check-valgrind): the lengths, alignment classes
+ * and overlap distances of memcheck.h only; under memcheck every call is
+ * made again on exact-size heap blocks.
  */
 #include "config.h"
 
@@ -25,6 +28,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "memcheck.h"
 
 #define WIN 64     /* canary bytes either side                  */
 #define MAXN 300   /* longest length                           */
@@ -69,6 +73,7 @@ static void check_copy(const char *what, t_copy_fn fn, unsigned char *d, const u
     t_ref_move(expect + (d - dst_arena.base), s, n);
     void *ret = t_copy(&c, fn, d, s, n);
     compare(&c, ret, d, lo, hi);
+    t_mc_copy(&c, fn, s, n, c.dalign, c.salign);
 }
 
 /* memmove inside the destination arena: [p, p + n + dist), dst below src
@@ -80,6 +85,7 @@ static void check_overlap(unsigned char *p, size_t n, size_t dist, int backward)
                 (unsigned)((uintptr_t)d % 64), (unsigned)((uintptr_t)s % 64), NULL};
     size_t lo, hi;
     window(p, n + dist, &lo, &hi);
+    t_mc_move(&c, (t_copy_fn)memasm_memmove, p, n, dist, backward, (unsigned)((uintptr_t)p % 64));
     t_ref_move(expect + (d - dst_arena.base), expect + (s - dst_arena.base), n);
     void *ret = t_copy(&c, (t_copy_fn)memasm_memmove, d, s, n);
     compare(&c, ret, d, lo, hi);
@@ -109,6 +115,7 @@ static void check_set(unsigned char *d, int v, long junk, size_t n)
         ret = t_set(&c, memasm_memset, d, v, n);
     }
     compare(&c, ret, d, lo, hi);
+    t_mc_set(&c, memasm_memset, v, n, c.dalign);
 }
 
 /* Destination (or source) at alignment a near the lower guard page, or
@@ -121,12 +128,17 @@ static unsigned char *place(t_arena *ar, size_t len, unsigned a, int high)
 static void run_all(void)
 {
     static const int vals[] = {0, 0x1ff, 0xa5, -1, 0x80, 0x7f00, 0x12345678};
+    int reduced = t_reduced();
     for (size_t n = 0; n <= MAXN; n++) {
-        size_t na = n <= FULLN ? 64 : N_SOME;
+        if (reduced && !t_keep_len(n))
+            continue;
+        /* every alignment, the classes of memcheck.h (reduced), or some */
+        size_t na = n > FULLN ? N_SOME : reduced ? T_NALIGN_CLASSES : 64;
+        const unsigned *al = n > FULLN ? some_align : reduced ? t_align_class : NULL;
         for (size_t i = 0; i < na; i++) {
-            unsigned da = n <= FULLN ? (unsigned)i : some_align[i];
+            unsigned da = al ? al[i] : (unsigned)i;
             for (size_t j = 0; j < na; j++) {
-                unsigned sa = n <= FULLN ? (unsigned)j : some_align[j];
+                unsigned sa = al ? al[j] : (unsigned)j;
                 /* dst at either end; src at the same or the other end */
                 for (int hd = 0; hd < 2; hd++) {
                     int hs = hd ^ (int)((i + j) & 1);
@@ -143,7 +155,7 @@ static void run_all(void)
             }
         }
         for (size_t dist = 0; dist <= 64; dist++)
-            for (int back = 0; back < 2; back++)
+            for (int back = 0; back < 2 && (!reduced || !dist || t_keep_dist(n, dist)); back++)
                 for (int high = 0; high < 2; high++) {
                     unsigned a = (unsigned)((n * 7 + dist * 3 + (size_t)high) % 64);
                     check_overlap(place(&dst_arena, n + dist, a, high), n, dist, back);
@@ -160,6 +172,7 @@ static void run_all(void)
 
 START_TEST(entry_points)
 {
+    unsigned long errs = t_mc_errors();
     t_fault_install();
     t_rng_init(&rng, 0xe7);
     t_arena_new(&dst_arena, t_page() > sizeof expect ? sizeof expect : t_page());
@@ -182,12 +195,15 @@ START_TEST(entry_points)
     t_arena_free(&dst_arena);
     t_arena_free(&src_arena);
     t_print_time("entry points");
+    ck_assert_msg(t_mc_errors() == errs, "memcheck counted %lu error(s) (above)",
+                  t_mc_errors() - errs);
 }
 END_TEST
 
 int main(void)
 {
     t_seed();
+    t_mc_banner("entry");
     Suite *s = suite_create("entry");
     TCase *tc = tcase_create("entry");
     tcase_set_timeout(tc, 600);
