@@ -64,8 +64,6 @@ _Atomic(memasm_set_fn) memasm_cur_memset = memasm_k_memset_sse2;
  * kernel keeps the entry points at the ISA level of the kernel behind them.
  *   vec        2 the AVX-512 kernel is installed (zmm; the entry points then
  *              jump to it directly), 1 an AVX2 kernel (ymm), 0 SSE2;
- *   small_max  the copies' last size of their small class: 31, or 32 with
- *              byte 0 (whose commonest size then needs one taken branch);
  *   ymm_max    the last size of the ymm class from 32: 512 with byte 1
  *              (memmove 256: above, its kernel loop ran faster on moves that
  *              read what the last one wrote), 64 with byte 2, 32 (memset 31)
@@ -75,17 +73,15 @@ _Atomic(memasm_set_fn) memasm_cur_memset = memasm_k_memset_sse2;
  * The initial values are byte 0's, what the entry points run before (and
  * without) the constructor.  The offsets are EW_* in entry.asm. */
 struct memasm_entry_words {
-    _Atomic size_t small_max;
     _Atomic size_t ymm_max;
     _Atomic size_t zmm_len;
     _Atomic unsigned char vec;
 };
-_Static_assert(offsetof(struct memasm_entry_words, small_max) == 0 &&
-                   offsetof(struct memasm_entry_words, ymm_max) == 8 &&
-                   offsetof(struct memasm_entry_words, zmm_len) == 16 &&
-                   offsetof(struct memasm_entry_words, vec) == 24,
+_Static_assert(offsetof(struct memasm_entry_words, ymm_max) == 0 &&
+                   offsetof(struct memasm_entry_words, zmm_len) == 8 &&
+                   offsetof(struct memasm_entry_words, vec) == 16,
                "entry.asm's EW_* offsets");
-#define ENTRY_WORDS_BYTE0(ymm) {32, (ymm), 0, 0}
+#define ENTRY_WORDS_BYTE0(ymm) {(ymm), 0, 0}
 _Alignas(64) struct memasm_entry_words memasm_entry_memcpy MEMASM_HIDDEN = ENTRY_WORDS_BYTE0(32);
 _Alignas(64) struct memasm_entry_words memasm_entry_memmove MEMASM_HIDDEN = ENTRY_WORDS_BYTE0(32);
 _Alignas(64) struct memasm_entry_words memasm_entry_memset MEMASM_HIDDEN = ENTRY_WORDS_BYTE0(31);
@@ -116,7 +112,6 @@ void memasm_entry_follow(memasm_op op, const struct memasm_kernel *k)
     unsigned char v = k->fn == avx512[op] ? 2 : k->level >= 1;
     size_t none = op == MEMASM_OP_MEMSET ? 31 : 32;
     atomic_store_explicit(&w->zmm_len, v == 2 ? 448 : 0, memory_order_relaxed);
-    atomic_store_explicit(&w->small_max, v ? 31 : 32, memory_order_relaxed);
     atomic_store_explicit(&w->ymm_max, v == 2 ? 64 : v == 1 ? ymm_wide : none, memory_order_relaxed);
     atomic_store_explicit(&w->vec, v, memory_order_relaxed);
 }

@@ -7,13 +7,14 @@
  * conformance suite calls the kernels directly and never reaches that code.
  * For every ISA cap the CPU allows (the kernel behind the entry changes with
  * it), each entry point is checked against a byte loop:
- *  - every length 0..300; every dst and src alignment 0..63 up to 64 bytes,
+ *  - every length 0..600; every dst and src alignment 0..63 up to 64 bytes,
  *    a set of alignments above;
  *  - buffers at both ends of mmap'd arenas between PROT_NONE pages, the
  *    source read-only: one byte read or written outside faults;
  *  - random canaries 64 bytes either side of the destination, unchanged;
  *  - the return value is dst; n = 0 with pointers into a PROT_NONE page;
- *  - memmove: every overlap distance 0..64 in both directions;
+ *  - memmove: every overlap distance 0..64 in both directions, and n/3,
+ *    n/2 and n - 1 above that;
  *  - memset: c beyond 8 bits (0x1ff, -1, ...) and junk in the upper 32 bits
  *    of the register that carries c.
  * MEMASM_TEST_REDUCED (make check-valgrind): the lengths, alignment classes
@@ -31,7 +32,7 @@
 #include "memcheck.h"
 
 #define WIN 64     /* canary bytes either side                  */
-#define MAXN 300   /* longest length                           */
+#define MAXN 600   /* longest length (past the entry's own 512)  */
 #define FULLN 64   /* every alignment up to this length        */
 
 static t_arena dst_arena, src_arena;
@@ -154,13 +155,20 @@ static void run_all(void)
                     check_set(d, vals[k], (long)((i + k) % 3 == 0 ? 0 : 0x5eadbeef + (long)k), n);
             }
         }
-        for (size_t dist = 0; dist <= 64; dist++)
+        /* 0..64, then n/3, n/2 and n - 1 where they are larger (not in the
+         * reduced mode): the entry's ladders go to 512 bytes */
+        const size_t far[] = {n / 3, n / 2, n - 1};
+        for (size_t t = 0; t < 65 + 3; t++) {
+            size_t dist = t <= 64 ? t : far[t - 65];
+            if (t > 64 && (reduced || n == 0 || dist <= 64))
+                continue;
             for (int back = 0; back < 2 && (!reduced || !dist || t_keep_dist(n, dist)); back++)
                 for (int high = 0; high < 2; high++) {
                     unsigned a = (unsigned)((n * 7 + dist * 3 + (size_t)high) % 64);
                     check_overlap(place(&dst_arena, n + dist, a, high), n, dist, back);
                     check_overlap(place(&dst_arena, n + dist, 0, high), n, dist, back);
                 }
+        }
     }
     /* n = 0 touches nothing: pointers into a PROT_NONE page. */
     unsigned char *none = t_noaccess_page();

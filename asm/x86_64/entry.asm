@@ -13,22 +13,24 @@
 ; (memasm_entry_follow):
 ;   vec        the vector byte: 2 the AVX-512 kernel is in (zmm), 1 an
 ;              AVX2 one (ymm), 0 SSE2 (baseline instructions only);
-;   small_max  the copies' last size of the small class (31, or 32 with
-;              byte 0);
 ;   ymm_max    the last size of the ymm class (512 with byte 1, memmove 256;
 ;              64 with byte 2; 32 or 31, none, with byte 0);
 ;   zmm_len    how many sizes from 65 the zmm class takes (448 with byte 2,
 ;              else 0).
 ; Comparing n with a limit word sends every byte to its path with the same
 ; branch that tests the size, where a test of the byte costs one class or
-; another a second taken branch (a cycle of the call here).
+; another a second taken branch (a cycle of the call here).  The first tests
+; stay at 16 and 32: with random sizes they are the ones mispredicted, and
+; trees that tested 32 first lost 3-10% on the SPEC mixes.
 ;
 ; Paths by size:
-;   copies  0..31 (0..32 with byte 0)  general registers and one xmm pair
-;                      (COPY_0_32, small.inc), every class one taken branch
-;                      away;
-;           32..ymm_max   ymm from both ends, loads first: 32..64 with no
-;                      taken branch, one more per rung (128, 256, 384, 512);
+;   copies  0..16      general registers (COPY_0_16, small.inc), 8..16 with
+;                      no taken branch (about a third of all memcpy calls);
+;           17..32     two xmm moves (legacy SSE: no transition; at 32 a
+;                      following overlapping move's loads are forwarded from
+;                      16-byte stores, not from one 32-byte store);
+;           33..ymm_max   ymm from both ends, loads first, rungs at 64, 128,
+;                      256, 384 and 512;
 ;           65..512    byte 2: zmm from both ends (2, 4 or 8 pairs);
 ;           33..256    byte 0: xmm from both ends;
 ;           more       the kernel: byte 2 above 512 jumps straight to the
@@ -76,10 +78,9 @@ extern memasm_k_memset_avx512
 
 ; The words of each operation (struct memasm_entry_words,
 ; c/kernels-x86_64.c, which checks these offsets).
-%define EW_SMALL_MAX 0
-%define EW_YMM_MAX 8
-%define EW_ZMM_LEN 16
-%define EW_VEC 24
+%define EW_YMM_MAX 0
+%define EW_ZMM_LEN 8
+%define EW_VEC 16
 
 ; Moves from both ends: with register prefix R and width W, pair i is
 ; R(2i) <-> [base + i*W] and R(2i+1) <-> [base + n - (i+1)*W].
@@ -176,12 +177,17 @@ extern memasm_k_memset_avx512
 %macro COPY_ENTRY 3
 KERNEL %1
     mov rax, rdi
-    cmp rdx, [rel %3 + EW_SMALL_MAX]
-    jbe .small
+    cmp rdx, 16
+    ja .gt16
+    COPY_0_16
+    ALIGN_TARGET
+.gt16:
+    cmp rdx, 32
+    jbe .le32
     cmp rdx, [rel %3 + EW_YMM_MAX]
     ja .above
-    ; bytes 1 and 2 from 32 bytes to the ymm limit (512 with byte 1, 64
-    ; with byte 2): 32..64 without a taken branch
+    ; bytes 1 and 2 from 33 bytes to the ymm limit (512 with byte 1,
+    ; memmove 256; 64 with byte 2)
     STEP ENDS_LOAD, ENDS_STORE, vmovdqu, ymm, 32, 0, 1
     STEP ENDS_LOAD, ENDS_STORE, vmovdqu, ymm, 32, 1, 2
     STEP ENDS_LOAD, ENDS_STORE, vmovdqu, ymm, 32, 2, 4
@@ -191,8 +197,10 @@ KERNEL %1
     vzeroupper
     ret
     ALIGN_TARGET
-.small:
-    COPY_0_32
+.le32:
+    ENDS_LOAD movdqu, xmm, 16, 0, 1
+    ENDS_STORE movdqu, xmm, 16, 0, 1
+    ret
     ALIGN_TARGET
 .above:
     lea rcx, [rdx - 65]
