@@ -6,7 +6,7 @@
  * and 1 only.  See c/README.md for the layers.
  *
  * The public entry points are here (on x86_64 they are asm/x86_64/entry.asm,
- * which also copies up to 256 bytes, 512 with AVX-512, itself and jumps
+ * which also copies and fills up to 512 bytes itself and jumps
  * straight to the AVX-512 kernel when that is installed: an indirect jump
  * cost 10-20% at 1-256 bytes there).  Each is one relaxed load of the
  * operation's pointer (statically initialised to the baseline kernel in
