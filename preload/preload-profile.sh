@@ -12,8 +12,8 @@
 #     concurrent ones, and none of libmemasm's own (its configuration is
 #     read at start-up); 300 threads in turn, counted exactly in 2 blocks
 #     (an ended thread's block is reused);
-#   - %p is the process id; after fork the child's profile holds the
-#     child's calls only;
+#   - %p is the process id; a relative name is in the start directory;
+#     after fork the child's profile holds the child's calls only;
 #   - a set-user-ID process ignores MEMASM_PROFILE (when run as root);
 #   - a symbolic link at FILE is replaced, its target left alone; a file
 #     that cannot be written is one line on stderr and the program's output
@@ -104,6 +104,10 @@ for f in "$dir"/fork.*.tsv; do
         cmp -s "$tmp".want "$tmp".got || fail "the parent's profile is not its calls"
     fi
 done
+
+echo "== a relative name (the program changes directory before it exits)"
+(cd "$dir" && MEMASM_PROFILE=rel.%p.tsv LD_PRELOAD="$pso" "$tprog" calls >/dev/null) || fail "status $?"
+ls "$dir" | grep -q '^rel\.[0-9]*\.tsv$' || fail "no profile in the directory the program started in"
 
 echo "== a symbolic link at FILE"
 echo "keep" >"$dir/victim"

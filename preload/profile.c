@@ -7,10 +7,11 @@
  * counts every memcpy, memmove and memset call of the program (with the
  * names that map onto them: mempcpy, bcopy, bzero, explicit_bzero, the _chk
  * variants) by size, source alignment and destination alignment, and at
- * exit writes the histograms in the format of the bench/data tables, one key per
- * operation and histogram (memcpy.size, memcpy.src, memcpy.dst, ...), which
- * memasm-bench --mix and memasm-tune --mix read.  "%p" in FILE is the
- * process id, "%%" a percent sign.
+ * exit writes the histograms in the format of the bench/data tables, one
+ * key per operation and histogram (memcpy.size, memcpy.src, memcpy.dst,
+ * ...), which memasm-bench --mix and memasm-tune --mix read.  "%p" in FILE
+ * is the process id, "%%" a percent sign; a relative FILE is in the
+ * directory the process started in.
  *
  * Counting.  Each thread counts into a block of its own, taken on its first
  * call and found again through an initial-exec TLS pointer.  A counter is
@@ -129,7 +130,8 @@ static atomic_int state;
 static int report_fd = -1; /* a copy of stderr taken when switched on */
 
 #define TARGET_MAX 3072 /* bytes of MEMASM_PROFILE; longer is refused */
-static char target[TARGET_MAX + 1];
+#define CWD_MAX 4096    /* a relative name is kept after the directory    */
+static char target[CWD_MAX + TARGET_MAX + 2];
 
 /* One line on stderr (the copy, or fd 2 before there is one): the prefix,
  * msg, then up to 64 bytes of untrusted text made printable, then tail. */
@@ -169,16 +171,29 @@ static int take_target(const char *v)
         say("MEMASM_PROFILE is longer than 3072 bytes: nothing recorded", NULL, NULL);
         return -1;
     }
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++)
         if (v[i] == '%' && v[i + 1] != 'p' && v[i + 1] != '%') {
             say("MEMASM_PROFILE: '", v, "': only %p (the process id) and %% may follow a %; nothing recorded");
             return -1;
+        } else if (v[i] == '%') {
+            i++;
         }
-        if (v[i] == '%')
-            target[i] = v[i], i++;
-        target[i] = v[i];
+    /* A relative name is taken in the directory the process starts in,
+     * wherever it is at exit. */
+    size_t len = 0;
+    if (v[0] != '/') {
+        if (!getcwd(target, CWD_MAX)) {
+            say("MEMASM_PROFILE: '", v, "' is relative and the working directory has no name; nothing recorded");
+            return -1;
+        }
+        while (target[len])
+            len++;
+        if (len > 1)
+            target[len++] = '/';
     }
-    target[n] = '\0';
+    for (size_t i = 0; i < n; i++)
+        target[len++] = v[i];
+    target[len] = '\0';
     return 0;
 }
 
@@ -556,7 +571,7 @@ __attribute__((destructor)) static void profile_write(void)
         atomic_exchange_explicit(&written, 1, memory_order_relaxed))
         return;
     int saved = errno;
-    static char name[TARGET_MAX + 64], tmp[TARGET_MAX + 128];
+    static char name[sizeof target + 64], tmp[sizeof target + 128];
     static struct out o;
     if (file_name(name, sizeof name, NULL, 0) != 0) {
         say("the file name is too long once %p is expanded: no profile written", NULL, NULL);
