@@ -224,7 +224,8 @@ void print_header(void)
                 printf(" %s %llu calls, mean %.1f B, %.0f%% <= 256 B;", op == OP_MOVE_FWD ? "memmove" : op_names[op],
                        (unsigned long long)d->total, bench_dist_mean(d), 100 * bench_dist_fraction_le(d, 256));
         }
-        printf(" (a memmove mix moves its regions by half their size, as memmove-fwd)\n");
+        printf(eng_mix_sizes(OP_MOVE_FWD) ? " (a memmove mix moves its regions by half their size, as memmove-fwd)\n"
+                                          : "\n");
     }
     printf("candidates:\n");
     for (int i = 0; i < ncands; i++)
