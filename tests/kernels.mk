@@ -57,7 +57,8 @@ TESTS += $(memasm_corpus_runs)
 # stubs through the test harness (in parallel with -j); a native build runs
 # the program itself.  Then each run's summary lines from its log.
 memasm_small_summary = for r in $(memasm_small_runs); do l=$${r%.*}; l=$$l.log; \
-	  echo "$$l:"; grep -E '^(QEMU_CPU|REDUCED|full run|small sizes|.*SKIPPED|.*Checks)' $$l | sed 's/^/  /'; done
+	  echo "$$l:"; grep -E '^(QEMU_CPU|REDUCED|full run|small sizes|.*Checks)' $$l | sed 's/^/  /'; \
+	  k=`grep -c SKIPPED $$l`; test $$k -eq 0 || echo "  $$k targets SKIPPED (reasons in the log)"; done
 if TESTS_EMULATED
 check-slow-small: tests/test_small$(EXEEXT) $(memasm_small_runs)
 	@$(MAKE) $(AM_MAKEFLAGS) check-TESTS TESTS='$(memasm_small_runs)' \

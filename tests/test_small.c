@@ -24,10 +24,12 @@
  *
  * Under emulation (TEST_EMULATOR set: a cross build under qemu-user) the
  * run is reduced to stay within a few minutes per emulated CPU, and says
- * so: every size up to 128 and above that every 8th size plus 7 (each
- * residue mod 8 over the sizes, 255..257 and 511, 512 too) with every
- * alignment pair; overlaps at the same sizes for every distance.
- * MEMASM_SMALL=full or =reduced chooses explicitly.
+ * so: every size up to 128, above that the sizes 8k + 7 (135, 143, ...,
+ * 511: a tail of 7 bytes after every 8-byte multiple) and 256, 257 and 512,
+ * each with every alignment pair and every overlap distance; about a third
+ * of the calls (a full run of the 2048-bit SVE CPU measured 6.6 minutes,
+ * 54 s of CPU, on a loaded machine).  MEMASM_SMALL=full or =reduced
+ * chooses explicitly.
  */
 #include "config.h"
 
@@ -46,6 +48,7 @@
 
 static int reduced;
 static unsigned long total;
+static int ran; /* targets run (not skipped) */
 
 /* The sizes a run covers (see the header comment). */
 static int size_in_run(size_t n)
@@ -82,6 +85,7 @@ START_TEST(small_target)
     }
 #endif
     kc_recover();
+    ran++;
     double t0 = now();
     unsigned long copies = 0, overlaps = 0, selfs = 0, sets = 0, sizes = 0;
     kc_case c;
@@ -166,6 +170,7 @@ int main(void)
     tcase_add_loop_test(tc, small_target, 0, (int)kc_target_count());
     suite_add_tcase(s, tc);
     int st = t_run_suite_nofork(s);
-    printf("small sizes: %lu cases on %zu targets in %.1f s\n", total, kc_target_count(), now() - t0);
+    printf("small sizes: %lu cases on %d of %zu targets in %.1f s (%.1f s CPU)\n", total, ran, kc_target_count(),
+           now() - t0, (double)clock() / CLOCKS_PER_SEC);
     return st;
 }
