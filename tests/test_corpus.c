@@ -15,7 +15,7 @@
  * if its own target passes, the test fails and asks for the rename (XPASS:
  * the bug was fixed, the file becomes a plain regression test).
  *
- *   tests/test_corpus [FILE...]    default: $srcdir/fuzz-kernels/
+ *   tests/test_corpus [FILE or DIRECTORY...]    default: $srcdir/fuzz-kernels/
  */
 #include "config.h"
 
@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "harness.h"
 #include "kguard.h"
@@ -136,8 +137,13 @@ int main(int argc, char **argv)
     if (kc_init() != 0)
         return 99;
     if (argc > 1) {
-        for (int i = 1; i < argc; i++)
-            load(argv[i]);
+        for (int i = 1; i < argc; i++) {
+            struct stat st;
+            if (stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode))
+                load_dir(argv[i]);
+            else
+                load(argv[i]);
+        }
     } else {
         const char *src = getenv("srcdir");
         char dir[512];
