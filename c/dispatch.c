@@ -196,8 +196,9 @@ void memasm_threshold_publish(const uint64_t v[MEMASM_THR_COUNT])
 {
     uint64_t *slot = thr_slots[thr_next++ % SLOTS];
     memcpy(slot, v, sizeof thr_slots[0]);
-    atomic_thread_fence(memory_order_release);
-    memasm_thr = slot;
+    /* A release store (not a fence and a plain store: ThreadSanitizer
+     * models no fences), so a reader that loads the pointer sees the slot. */
+    atomic_store_explicit(&memasm_thr, slot, memory_order_release);
 }
 
 void memasm_threshold_apply_defaults(void)

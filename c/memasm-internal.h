@@ -94,7 +94,7 @@ const struct memasm_cpu *memasm_cpu_get(void) MEMASM_HIDDEN;
 
 /* Array the kernels read; never NULL (points at a static default).  Only
  * memasm_threshold_publish (layer 4) changes it. */
-extern const uint64_t *volatile memasm_thr MEMASM_HIDDEN;
+extern _Atomic(const uint64_t *) memasm_thr MEMASM_HIDDEN;
 
 struct memasm_threshold_def {
     const char *key;    /* configuration key, e.g. "memcpy.erms_min" */

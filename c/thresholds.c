@@ -37,7 +37,7 @@ static const uint64_t thr_static[MEMASM_THR_COUNT] = {
     [MEMASM_THR_MEMCPY_ALIAS_NT_MIN] = NEVER,
 };
 
-const uint64_t *volatile memasm_thr = thr_static;
+_Atomic(const uint64_t *) memasm_thr = thr_static;
 
 /*
  * Link anchor, never called from here: a static link takes from libmemasm.a

@@ -163,3 +163,4 @@ check-local:
 	exit 1
 
 endif !HAVE_CHECK
+include tests/sanitizers.mk

@@ -105,11 +105,44 @@ static int at_defaults(void)
 
 /* Allocation counting: the library's configuration path must not
  * allocate.  These replace glibc's allocator entry points in this program
- * and hand every call to glibc's own implementation. */
+ * and hand every call to glibc's own implementation.  Under ASan or TSan
+ * (--enable-sanitizers), whose allocator must see every block, the
+ * sanitizer's allocation hook counts instead. */
+static volatile int counting, allocations;
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define T_SANITIZER_ALLOCATOR 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define T_SANITIZER_ALLOCATOR 1
+#endif
+#endif
+#ifdef T_SANITIZER_ALLOCATOR
+int __sanitizer_install_malloc_and_free_hooks(void (*)(const volatile void *, size_t),
+                                              void (*)(const volatile void *));
+static void on_malloc(const volatile void *p, size_t n)
+{
+    (void)p, (void)n;
+    allocations += counting;
+}
+static void on_free(const volatile void *p)
+{
+    (void)p;
+}
+__attribute__((constructor)) static void count_with_hooks(void)
+{
+    __sanitizer_install_malloc_and_free_hooks(on_malloc, on_free);
+}
+/* LeakSanitizer cannot stop the threads of a process that is not dumpable:
+ * it is off in the secure-execution probe (setuid) only. */
+__attribute__((visibility("default"))) int __lsan_is_turned_off(void);
+__attribute__((visibility("default"))) int __lsan_is_turned_off(void)
+{
+    return getauxval(AT_SECURE) != 0;
+}
+#else
 extern void *__libc_malloc(size_t);
 extern void *__libc_calloc(size_t, size_t);
 extern void *__libc_realloc(void *, size_t);
-static volatile int counting, allocations;
 
 void *malloc(size_t n)
 {
@@ -128,6 +161,7 @@ void *realloc(void *p, size_t n)
     allocations += counting;
     return __libc_realloc(p, n);
 }
+#endif
 
 /* Run memasm_config_load (or, when system, memasm_config_load_system)
  * with stderr captured (in captured[]); returns its result.  Checks that
