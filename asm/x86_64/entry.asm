@@ -220,13 +220,14 @@ KERNEL %1
     ret
     ALIGN_TARGET
 .large:
+    cmp byte [rel %3 + EW_VEC], 2
+    je .large_zmm
+    jmp [rel %2]
+.large_zmm:
     ; byte 2 above 512: straight to the AVX-512 kernel's part for n > 8 VEC
     ; (a direct jump, not the pointer and the kernel's size tests)
-    cmp byte [rel %3 + EW_VEC], 2
-    jne .pointer
     cmp rdx, 512
     ja memasm_k_memmove_gt8v_avx512
-.pointer:
     jmp [rel %2]
 KERNEL_END
 %endmacro
