@@ -429,7 +429,7 @@ int kc_features(const kc_case *c, unsigned *out)
     unsigned sb = c->n <= 16 ? (unsigned)c->n : 13 + log2z(c->n);
     unsigned da = (unsigned)((uintptr_t)d & 63), sa = (unsigned)((uintptr_t)s & 63);
     unsigned db = c->dist < 16 ? (unsigned)c->dist : 11 + log2z(c->dist) / 4;
-    size_t alias = (size_t)(d - s) & 4095;
+    size_t alias = (size_t)((uintptr_t)d - (uintptr_t)s) & 4095; /* other mappings: no pointer difference */
     unsigned ac = alias == 0 ? 0 : alias < 64 ? 1 : alias < 256 ? (alias % 64 ? 2 : 3)
                   : alias > 4096 - 256 ? 4 : 5;
     int k = 0;
