@@ -4,7 +4,8 @@
  * change anything.
  *
  * Layer 6 (start-up), the top: uses every layer below and nothing calls it
- * but the library's users.  See c/README.md.
+ * but the library's users (c/thresholds.c only points at memasm_init, so
+ * that a static link takes this file).  See c/README.md.
  *
  * memasm_init: detect the CPU, publish the default thresholds, read the
  * environment (c/env.c; never in a secure-execution process), then choose
