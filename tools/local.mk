@@ -12,7 +12,15 @@ memasm_info_LDFLAGS = -static
 memasm_info_LDADD = libmemasm.la
 
 dist_man_MANS += doc/memasm-info.1 doc/memasm.conf.5
-EXTRA_DIST += doc/configuration.md tools/fuzz-config.c fuzz
+EXTRA_DIST += doc/configuration.md tools/fuzz-config.c
+# The seed corpus fuzz/ goes into the tarball by dist-hook, not EXTRA_DIST:
+# a distributed name is also a prerequisite of distdir, and "fuzz" is the
+# phony target below, so listing it ran both fuzzers on every make dist.
+dist-hook: dist-fuzz-seeds
+dist-fuzz-seeds:
+	cp -pR $(srcdir)/fuzz $(distdir)/
+	chmod -R u+w $(distdir)/fuzz
+.PHONY: dist-fuzz-seeds
 
 # ---------------------------------------------------------------------------
 # make fuzz: libFuzzer over the configuration parser (both formats), for
