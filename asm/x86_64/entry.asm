@@ -120,41 +120,16 @@ extern memasm_k_memset_avx512
 %endrep
 %endmacro
 
-; RUNGS load, store, mov, R, W, p, rungs: the size ladder of the vector
-; paths, for n in (p*W, p*W << rungs] (entered with n above p*W and at most
-; that top).  Rung k handles n up to 2^(k+1)*p*W with 2^k*p pairs from both
-; ends: "load" (ENDS_LOAD, or NO_LOAD for a fill) brings in the pairs the
-; rung adds before the test that leaves for the next rung, so every load
-; precedes every store; "store" (ENDS_STORE or ENDS_SET) writes all pairs
-; of the rung it stops at, which then returns through vzeroupper.
 %macro NO_LOAD 5
-%endmacro
-%macro RUNGS 7
-%assign p %6
-%assign k 0
-    %1 %3, %4, %5, 0, p
-%rep %7 - 1
-    cmp edx, 2 * p * %5
-    ja .rung_%5_ %+ k
-    %2 %3, %4, %5, 0, p
-    vzeroupper
-    ret
-    ALIGN_TARGET
-.rung_%5_ %+ k:
-    %1 %3, %4, %5, p, 2 * p
-%assign p 2 * p
-%assign k k + 1
-%endrep
-    %2 %3, %4, %5, 0, p
-    vzeroupper
-    ret
 %endmacro
 
 ;; STEP load, store, mov, R, W, lo, hi [, exit]: one rung of a size ladder,
-;; for n up to 2 * hi * W with hi pairs from both ends: loads pairs
-;; lo..hi-1, and either leaves for the next rung (the code that follows the
-;; macro) or stores pairs 0..hi-1 and returns through exit (VZ_RET, or
-;; SSE_RET on the baseline paths, which must not execute vzeroupper).
+;; for n up to 2 * hi * W with hi pairs from both ends: "load" (ENDS_LOAD,
+;; or NO_LOAD for a fill) brings in pairs lo..hi-1 before the test, so every
+;; load precedes every store; then it either leaves for the next rung (the
+;; code that follows the macro) or "store" (ENDS_STORE or ENDS_SET) writes
+;; pairs 0..hi-1 and it returns through exit (VZ_RET, or SSE_RET on the
+;; baseline paths, which must not execute vzeroupper).
 %macro STEP 7-8 VZ_RET
     %1 %3, %4, %5, %6, %7
     cmp edx, 2 * %7 * %5
@@ -163,6 +138,13 @@ extern memasm_k_memset_avx512
     %8
     ALIGN_TARGET
 %%next:
+%endmacro
+;; STEP_LAST: the top rung, the same with no test: loads pairs lo..hi-1,
+;; stores pairs 0..hi-1 and returns.
+%macro STEP_LAST 7-8 VZ_RET
+    %1 %3, %4, %5, %6, %7
+    %2 %3, %4, %5, 0, %7
+    %8
 %endmacro
 %macro VZ_RET 0
     vzeroupper
@@ -192,10 +174,7 @@ KERNEL %1
     STEP ENDS_LOAD, ENDS_STORE, vmovdqu, ymm, 32, 1, 2
     STEP ENDS_LOAD, ENDS_STORE, vmovdqu, ymm, 32, 2, 4
     STEP ENDS_LOAD, ENDS_STORE, vmovdqu, ymm, 32, 4, 6
-    ENDS_LOAD vmovdqu, ymm, 32, 6, 8
-    ENDS_STORE vmovdqu, ymm, 32, 0, 8
-    vzeroupper
-    ret
+    STEP_LAST ENDS_LOAD, ENDS_STORE, vmovdqu, ymm, 32, 6, 8
     ALIGN_TARGET
 .le32:
     ENDS_LOAD movdqu, xmm, 16, 0, 1
@@ -207,7 +186,9 @@ KERNEL %1
     cmp rcx, [rel %3 + EW_ZMM_LEN]
     jae .not_zmm
     ; byte 2, 65..512
-    RUNGS ENDS_LOAD, ENDS_STORE, vmovdqu64, zmm, 64, 1, 3
+    STEP ENDS_LOAD, ENDS_STORE, vmovdqu64, zmm, 64, 0, 1
+    STEP ENDS_LOAD, ENDS_STORE, vmovdqu64, zmm, 64, 1, 2
+    STEP_LAST ENDS_LOAD, ENDS_STORE, vmovdqu64, zmm, 64, 2, 4
     ALIGN_TARGET
 .not_zmm:
     cmp rdx, 256
@@ -215,9 +196,7 @@ KERNEL %1
     ; byte 0, 33..256: SSE2 moves from both ends
     STEP ENDS_LOAD, ENDS_STORE, movdqu, xmm, 16, 0, 2, SSE_RET
     STEP ENDS_LOAD, ENDS_STORE, movdqu, xmm, 16, 2, 4, SSE_RET
-    ENDS_LOAD movdqu, xmm, 16, 4, 8
-    ENDS_STORE movdqu, xmm, 16, 0, 8
-    ret
+    STEP_LAST ENDS_LOAD, ENDS_STORE, movdqu, xmm, 16, 4, 8, SSE_RET
     ALIGN_TARGET
 .large:
     cmp byte [rel %3 + EW_VEC], 2
@@ -277,7 +256,9 @@ KERNEL memasm_memset
     jae .not_zmm
     ; byte 2, 65..512
     vpbroadcastb zmm0, esi
-    RUNGS NO_LOAD, ENDS_SET, vmovdqu64, zmm0, 64, 1, 3
+    STEP NO_LOAD, ENDS_SET, vmovdqu64, zmm0, 64, 0, 1
+    STEP NO_LOAD, ENDS_SET, vmovdqu64, zmm0, 64, 1, 2
+    STEP_LAST NO_LOAD, ENDS_SET, vmovdqu64, zmm0, 64, 2, 4
     ALIGN_TARGET
 .not_zmm:
     ; byte 0 from 32 bytes, bytes 1 and 2 above 512
@@ -290,8 +271,7 @@ KERNEL memasm_memset
     punpcklqdq xmm0, xmm0
     STEP NO_LOAD, ENDS_SET, movdqu, xmm0, 16, 0, 2, SSE_RET
     STEP NO_LOAD, ENDS_SET, movdqu, xmm0, 16, 2, 4, SSE_RET
-    ENDS_SET movdqu, xmm0, 16, 0, 8
-    ret
+    STEP_LAST NO_LOAD, ENDS_SET, movdqu, xmm0, 16, 4, 8, SSE_RET
     ALIGN_TARGET
 .large:
     cmp byte [rel memasm_entry_memset + EW_VEC], 2
