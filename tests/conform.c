@@ -218,6 +218,23 @@ static void at_align(ctx *c, size_t n, unsigned da, unsigned sa, const char *wha
         one_copy(c, d, src_a.base + sa, n, what);
 }
 
+/* Disjoint copies whose dst - src is delta modulo 4 KiB: the x86_64 kernels
+ * choose the direction of their loops by that distance (4K aliasing), by
+ * other windows up to a page than above it. */
+static const size_t page_deltas[] = {0, 1, 16, 63, 64, 65, 127, 128, 129, 200, 255, 256, 257, 4032, 4095};
+static const size_t page_lens[] = {513, 700, 1024, 2047, 4096, 4097, 6000};
+static void at_page_deltas(ctx *c)
+{
+    for (size_t i = 0; i < sizeof page_lens / sizeof page_lens[0]; i++)
+        for (size_t j = 0; j < sizeof page_deltas / sizeof page_deltas[0]; j++) {
+            unsigned sa = (unsigned)t_below(&c->rng, 64);
+            const unsigned char *s = src_a.base + 4096 + sa;
+            unsigned char *d = dst_a.base + 4096 + sa + page_deltas[j];
+            one_copy(c, d, s, page_lens[i], "dst - src at a distance from a multiple of 4 KiB");
+            c->cnt.copy++;
+        }
+}
+
 /* Guard placements, each buffer flush against the guard page before its
  * first byte or after its last; which: bit 0 both below, bit 1 both above,
  * bit 2 dst below and src above, bit 3 dst above and src below (memset:
@@ -416,6 +433,10 @@ static void run_kernel(ctx *c)
         near_windows(c, n);
     }
     whole_arena(c, "the lengths up to 1024");
+    if (copy) {
+        at_page_deltas(c);
+        whole_arena(c, "the distances from a multiple of 4 KiB");
+    }
 
     /* Doubling lengths with +-1, few placements each (they cost the most
      * bytes): over each triple every guard placement once, one aligned and
