@@ -36,7 +36,8 @@
 ;           more       the kernel: byte 2 above 512 jumps straight to the
 ;                      AVX-512 kernel's part for n > 8 VEC, the rest through
 ;                      the pointer.
-;   memset  0..31      general registers (SET_0_31), no vector state;
+;   memset  0..31      general registers, 16..31 two xmm stores (SET_0_31),
+;                      no VEX instruction;
 ;           32..64     two ymm stores, no taken branch (bytes 1 and 2);
 ;           65..512    ymm (byte 1) or zmm (byte 2) from both ends;
 ;           32..256    byte 0: xmm; more: the kernel.
