@@ -71,12 +71,8 @@ _Atomic(memasm_set_fn) memasm_cur_memset = memasm_k_memset_sse2;
  *   zmm_len    how many sizes from 65 the zmm class takes: 448 (to 512)
  *              with byte 2, 0 otherwise.
  * The initial values are byte 0's, what the entry points run before (and
- * without) the constructor.  The offsets are EW_* in entry.asm. */
-struct memasm_entry_words {
-    _Atomic size_t ymm_max;
-    _Atomic size_t zmm_len;
-    _Atomic unsigned char vec;
-};
+ * without) the constructor.  The struct is memasm_entry_words
+ * (c/memasm-internal.h); its offsets are EW_* in entry.asm. */
 _Static_assert(offsetof(struct memasm_entry_words, ymm_max) == 0 &&
                    offsetof(struct memasm_entry_words, zmm_len) == 8 &&
                    offsetof(struct memasm_entry_words, vec) == 16,

@@ -156,6 +156,16 @@ extern _Atomic(memasm_set_fn) memasm_cur_memset MEMASM_HIDDEN;
  * they use ymm/zmm registers themselves only as far as its ISA level goes
  * (c/kernels-x86_64.c). */
 void memasm_entry_follow(memasm_op op, const struct memasm_kernel *k) MEMASM_HIDDEN;
+/* The words the entry points read on every call (c/kernels-x86_64.c says
+ * what each holds); the tests write mixes of them. */
+struct memasm_entry_words {
+    _Atomic size_t ymm_max;
+    _Atomic size_t zmm_len;
+    _Atomic unsigned char vec;
+};
+extern struct memasm_entry_words memasm_entry_memcpy MEMASM_HIDDEN;
+extern struct memasm_entry_words memasm_entry_memmove MEMASM_HIDDEN;
+extern struct memasm_entry_words memasm_entry_memset MEMASM_HIDDEN;
 #endif
 
 /* Level index of an ISA name given as pointer + length; -1 if unknown. */

@@ -17,6 +17,9 @@
  *    n/2 and n - 1 above that;
  *  - memset: c beyond 8 bits (0x1ff, -1, ...) and junk in the upper 32 bits
  *    of the register that carries c.
+ * On x86_64, entry_mixed_words then writes every mix of the words the
+ * entry points read (what a call racing a change of kernel can see) and
+ * checks lengths 0..1100 behind each level's kernels.
  * MEMASM_TEST_REDUCED (make check-valgrind): the lengths, alignment classes
  * and overlap distances of memcheck.h only; under memcheck every call is
  * made again on exact-size heap blocks.
@@ -208,6 +211,97 @@ START_TEST(entry_points)
 }
 END_TEST
 
+#if defined(__x86_64__)
+#include <stdatomic.h>
+
+#include "memasm-internal.h"
+
+/* The entry points read their words (ymm_max, zmm_len, vec) with plain
+ * loads, so while another thread changes the kernel one call may see a mix
+ * of two installs' values: every mix of the values the dispatcher writes on
+ * this CPU must still be correct, behind every kernel.  Each mix is written
+ * by hand here (the dispatcher never leaves one behind) and lengths 0..1100
+ * go through every entry point: the ladders to 512 and the jumps past the
+ * kernels' size tests above. */
+#define MIX_MAXN 1100
+
+static void words_set(struct memasm_entry_words *w, size_t ymm_max, size_t zmm_len, int vec)
+{
+    atomic_store_explicit(&w->ymm_max, ymm_max, memory_order_relaxed);
+    atomic_store_explicit(&w->zmm_len, zmm_len, memory_order_relaxed);
+    atomic_store_explicit(&w->vec, (unsigned char)vec, memory_order_relaxed);
+}
+
+static unsigned long run_lengths(void)
+{
+    unsigned long calls = 0;
+    for (size_t n = 0; n <= MIX_MAXN; n++) {
+        if (t_reduced() && !t_keep_len(n))
+            continue;
+        unsigned da = (unsigned)t_below(&rng, 64), sa = (unsigned)t_below(&rng, 64);
+        int high = (int)(n & 1);
+        unsigned char *d = place(&dst_arena, n, da, high);
+        const unsigned char *s = place(&src_arena, n, sa, !high);
+        check_copy("memcpy", (t_copy_fn)memasm_memcpy, d, s, n);
+        check_copy("memmove, disjoint", (t_copy_fn)memasm_memmove, d, s, n);
+        check_overlap(place(&dst_arena, n + n / 2, da, high), n, n / 2, 0);
+        check_overlap(place(&dst_arena, n + n / 2, da, !high), n, n / 2, 1);
+        check_set(d, 0x1a5 + (int)n, (long)(n % 3) * 0x5eadbeef, n);
+        calls += 5;
+    }
+    return calls;
+}
+
+START_TEST(entry_mixed_words)
+{
+    /* ymm_max's values by operation: none (byte 0), 64 (byte 2), the
+     * byte 1 limit; the level each needs */
+    static const size_t ymm_vals[MEMASM_OP_COUNT][3] = {
+        [MEMASM_OP_MEMCPY] = {32, 64, 512},
+        [MEMASM_OP_MEMMOVE] = {32, 64, 256},
+        [MEMASM_OP_MEMSET] = {31, 64, 512},
+    };
+    static const int ymm_level[3] = {0, 2, 1};
+    static const size_t zmm_vals[2] = {0, 448};
+    static const int zmm_level[2] = {0, 2};
+    t_fault_install();
+    t_rng_init(&rng, 0x3e);
+    t_arena_new(&dst_arena, t_page() > sizeof expect ? sizeof expect : t_page());
+    t_arena_new(&src_arena, t_page());
+    ck_assert(dst_arena.size >= 2 * MIX_MAXN && src_arena.size >= MIX_MAXN);
+    t_fill(&rng, src_arena.base, src_arena.size);
+    t_arena_readonly(&src_arena, 1);
+    int cpu = memasm_isa_cpu();
+    unsigned long calls = 0, mixes = 0;
+    for (int level = 0; level <= cpu; level++) {
+        const char *isa = memasm_isa_name(level);
+        ck_assert_msg(memasm_isa_set_cap(isa) == 0, "memasm_isa_set_cap(%s) failed", isa);
+        for (int y = 0; y < 3; y++)
+            for (int z = 0; z < 2; z++)
+                for (int v = 0; v <= 2; v++) {
+                    if (ymm_level[y] > cpu || zmm_level[z] > cpu || v > cpu)
+                        continue;
+                    words_set(&memasm_entry_memcpy, ymm_vals[MEMASM_OP_MEMCPY][y], zmm_vals[z], v);
+                    words_set(&memasm_entry_memmove, ymm_vals[MEMASM_OP_MEMMOVE][y], zmm_vals[z],
+                              v);
+                    words_set(&memasm_entry_memset, ymm_vals[MEMASM_OP_MEMSET][y], zmm_vals[z], v);
+                    snprintf(label, sizeof label,
+                             "mixed words behind %s kernels: ymm_max #%d, zmm_len %zu, vec %d", isa,
+                             y, zmm_vals[z], v);
+                    calls += run_lengths();
+                    mixes++;
+                }
+    }
+    memasm_isa_set_cap(NULL); /* reinstalls, and rewrites the words */
+    t_arena_free(&dst_arena);
+    t_arena_free(&src_arena);
+    printf("mixed entry words: %lu mixes behind the kernels of %d level(s), %lu calls\n", mixes,
+           cpu + 1, calls);
+    ck_assert(mixes > 0 && calls > 0);
+}
+END_TEST
+#endif
+
 int main(void)
 {
     t_seed();
@@ -216,6 +310,9 @@ int main(void)
     TCase *tc = tcase_create("entry");
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, entry_points);
+#if defined(__x86_64__)
+    tcase_add_test(tc, entry_mixed_words);
+#endif
     suite_add_tcase(s, tc);
     return t_run_suite(s);
 }

@@ -55,7 +55,8 @@
 ; value only allows what the CPU runs, and every path is correct for every
 ; size any mix of the words can send it (the ymm ladder from 32 to 512, the
 ; xmm ladders from 32, the zmm class guarded by n - 65 < zmm_len, the direct
-; kernel jump by its own n > 512 test).
+; kernel jump by its own n > 512 test); tests/test_entry.c runs every mix
+; behind every kernel.
 ;
 ; Why each layout, and what else was measured: doc/history-x86_64.md.
 
