@@ -31,6 +31,8 @@
 
 static int isa_cap = -1;                 /* -1: no cap */
 static long forced[MEMASM_OP_COUNT] = {-1, -1, -1};
+static int installed_level[MEMASM_OP_COUNT]; /* the baseline kernels' 0 */
+static void thresholds_follow(void);
 
 /* ---- kernel choice ------------------------------------------------------ */
 
@@ -50,6 +52,7 @@ static void install(memasm_op op, const struct memasm_kernel *k)
 #if defined(__x86_64__)
     memasm_entry_follow(op, k);
 #endif
+    installed_level[op] = k->level;
     switch (op) {
     case MEMASM_OP_MEMCPY:
         atomic_store_explicit(&memasm_cur_memcpy, (memasm_copy_fn)k->fn, memory_order_release);
@@ -90,6 +93,7 @@ void memasm_dispatch_select(void)
         if (k)
             install((memasm_op)op, k);
     }
+    thresholds_follow();
 }
 
 int memasm_dispatch_force(long i)
@@ -101,6 +105,7 @@ int memasm_dispatch_force(long i)
     }
     forced[k->op] = i;
     install(k->op, k);
+    thresholds_follow();
     return 0;
 }
 
@@ -114,6 +119,7 @@ int memasm_dispatch_auto(memasm_op op)
     const struct memasm_kernel *k = choose(op);
     if (k)
         install(op, k);
+    thresholds_follow();
     return 0;
 }
 
@@ -201,10 +207,45 @@ void memasm_threshold_publish(const uint64_t v[MEMASM_THR_COUNT])
     atomic_store_explicit(&memasm_thr, slot, memory_order_release);
 }
 
+/* Keys whose value was given (by the configuration or memasm_threshold_set),
+ * one bit per index; the others hold defaults, which follow the kernels in
+ * force (thresholds_follow). */
+static uint32_t thr_given;
+_Static_assert(MEMASM_THR_COUNT <= 32, "thr_given has a bit per threshold");
+
 void memasm_threshold_apply_defaults(void)
 {
     uint64_t v[MEMASM_THR_COUNT];
     memasm_threshold_defaults(v);
+    memasm_threshold_sanitize(v);
+    thr_given = 0;
+    memasm_threshold_publish(v);
+}
+
+/* Some defaults depend on the ISA level of the kernel that reads them
+ * (c/thresholds.c).  After an install that changed the level behind memcpy
+ * or memset, every key not given takes its default for the new levels; a
+ * given window end below a start that was not given empties the window, as
+ * the configuration does (c/config.c). */
+static void thresholds_follow(void)
+{
+    if (!memasm_threshold_levels(installed_level[MEMASM_OP_MEMCPY],
+                                 installed_level[MEMASM_OP_MEMSET]))
+        return;
+    uint64_t d[MEMASM_THR_COUNT], v[MEMASM_THR_COUNT];
+    memasm_threshold_defaults(d);
+    memasm_threshold_sanitize(d);
+    memcpy(v, (const void *)memasm_thr, sizeof v);
+    for (size_t j = 0; j < memasm_threshold_defs_count; j++) {
+        int i = memasm_threshold_defs[j].index;
+        if (!(thr_given >> i & 1))
+            v[i] = d[i];
+    }
+    for (size_t w = 0; w < memasm_threshold_windows_count; w++) {
+        int lo = memasm_threshold_windows[w][0], hi = memasm_threshold_windows[w][1];
+        if ((thr_given >> hi & 1) && !(thr_given >> lo & 1) && v[lo] > v[hi])
+            v[lo] = v[hi];
+    }
     memasm_threshold_sanitize(v);
     memasm_threshold_publish(v);
 }
@@ -214,9 +255,11 @@ void memasm_threshold_apply(const struct memasm_threshold_def *d, size_t value, 
     uint64_t v[MEMASM_THR_COUNT];
     memcpy(v, (const void *)memasm_thr, sizeof v);
     v[d->index] = value;
+    thr_given |= (uint32_t)1 << d->index;
     memasm_threshold_sanitize(v);
     /* Keep the value just set: if ordering forced a change, move the other
-     * bound of the window instead. */
+     * bound of the window instead (a start that follows an end this way is
+     * still not given: thresholds_follow moves it with its default). */
     for (size_t w = 0; w < memasm_threshold_windows_count; w++) {
         int lo = memasm_threshold_windows[w][0], hi = memasm_threshold_windows[w][1];
         if (d->index == hi && v[hi] != value && value >= d->min && value <= d->max) {
@@ -298,6 +341,10 @@ static int load(const char *path, int system, const char *inline_str, int debug)
         goto out;
     }
     /* Everything is valid: one publication, then the ISA cap. */
+    thr_given = 0;
+    for (int i = 0; i < MEMASM_THR_COUNT; i++)
+        if (c->thr_src[i])
+            thr_given |= (uint32_t)1 << i;
     memasm_threshold_publish(c->thr);
     if (c->isa >= 0)
         memasm_isa_set_cap_level(c->isa);

@@ -112,8 +112,12 @@ extern const size_t memasm_threshold_defs_count MEMASM_HIDDEN;
 extern const int memasm_threshold_windows[][2] MEMASM_HIDDEN;
 extern const size_t memasm_threshold_windows_count MEMASM_HIDDEN;
 
-/* Defaults computed from the CPU (cache sizes, features). */
+/* Defaults computed from the CPU (cache sizes, features) and the ISA levels
+ * of the kernels in force (memasm_threshold_levels). */
 void memasm_threshold_defaults(uint64_t out[MEMASM_THR_COUNT]) MEMASM_HIDDEN;
+/* Record the ISA levels of the kernels serving memcpy and memset, which the
+ * defaults follow; nonzero if they changed. */
+int memasm_threshold_levels(int copy, int set) MEMASM_HIDDEN;
 
 /* Clamp every value into its legal range and fix ordering constraints. */
 void memasm_threshold_sanitize(uint64_t v[MEMASM_THR_COUNT]) MEMASM_HIDDEN;

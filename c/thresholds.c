@@ -132,6 +132,19 @@ const int memasm_threshold_windows[][2] = {
 const size_t memasm_threshold_windows_count =
     sizeof memasm_threshold_windows / sizeof memasm_threshold_windows[0];
 
+/* The ISA levels of the kernels serving memcpy (whose thresholds memmove
+ * shares) and memset: 0, the baseline kernels', until c/dispatch.c installs
+ * others. */
+static int level_copy, level_set;
+
+int memasm_threshold_levels(int copy, int set)
+{
+    int changed = copy != level_copy || set != level_set;
+    level_copy = copy;
+    level_set = set;
+    return changed;
+}
+
 void memasm_threshold_defaults(uint64_t out[MEMASM_THR_COUNT])
 {
     const struct memasm_cpu *c = memasm_cpu_get();
@@ -221,6 +234,19 @@ void memasm_threshold_defaults(uint64_t out[MEMASM_THR_COUNT])
             out[MEMASM_THR_MEMCPY_ERMS_MAX] = cpy_nt;
             out[MEMASM_THR_MEMSET_ERMS_MIN] = l2 / 4 * 3;
             out[MEMASM_THR_MEMSET_ERMS_MAX] = 64 * l2;
+            /*
+             * The SSE2 kernels' loops move 16 bytes per load or store, half
+             * of what the crossovers above were measured with, while rep
+             * movsb/stosb run at their own speed: behind the SSE2 kernels
+             * both windows open at 2 KiB, glibc's start for its SSE2
+             * variant (Zen 5, against that variant: memcpy 4-16 KiB
+             * 0.55-0.77x glibc with the loop, 0.96-1.02x with rep movsb;
+             * memset 4-512 KiB 0.46-0.90x, 0.98-1.02x).
+             */
+            if (level_copy == 0)
+                out[MEMASM_THR_MEMCPY_ERMS_MIN] = 2 * KIB;
+            if (level_set == 0)
+                out[MEMASM_THR_MEMSET_ERMS_MIN] = 2 * KIB;
             if (strcmp(c->vendor, "AuthenticAMD") == 0 || strcmp(c->vendor, "HygonGenuine") == 0) {
                 out[MEMASM_THR_MEMCPY_ERMS_MAX] = NEVER;
                 out[MEMASM_THR_MEMCPY_NT_MIN] = NEVER;

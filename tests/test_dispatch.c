@@ -7,6 +7,8 @@
  *  - an unknown level name is refused with EINVAL and changes nothing;
  *  - memasm_kernel_force: usable kernels serve their operation, unusable
  *    ones fail with ENOTSUP, unknown names with ENOENT;
+ *  - x86_64 with ERMS: the defaults of memcpy.erms_min and memset.erms_min
+ *    follow the level of the kernel in force; set values stay;
  *  - threads: worker threads start in a constructor that runs before the
  *    library's, call memasm_memcpy/memmove/memset from then on and check
  *    every result, while the main thread keeps changing thresholds, the cap
@@ -32,6 +34,7 @@
 #include <time.h>
 
 #include "harness.h"
+#include "memasm-internal.h"
 
 /* ---- expected choice ----------------------------------------------------- */
 
@@ -287,6 +290,72 @@ START_TEST(force)
 }
 END_TEST
 
+static size_t thr(const char *key)
+{
+    size_t v = 0;
+    ck_assert_msg(memasm_threshold_get(key, &v) == 0, "memasm_threshold_get(%s) failed", key);
+    return v;
+}
+
+/* The defaults of memcpy.erms_min and memset.erms_min follow the level of
+ * the kernel that reads them (2 KiB behind the SSE2 kernels on a CPU with
+ * ERMS, c/thresholds.c); a value that was set stays whatever kernel comes. */
+START_TEST(defaults_follow_level)
+{
+#if defined(__x86_64__)
+    if (!(memasm_cpu_get()->features & MEMASM_F_X86_ERMS) || memasm_isa_cpu() == 0) {
+        printf("defaults_follow_level: skipped, the CPU has no ERMS or no level above sse2\n");
+        return;
+    }
+    memasm_threshold_reset();
+    memasm_isa_set_cap(NULL);
+    size_t cpy = thr("memcpy.erms_min"), set = thr("memset.erms_min");
+    size_t cmax = thr("memcpy.erms_max");
+    ck_assert_msg(cpy != 2048 && set != 2048, "top-level defaults %zu/%zu are the SSE2 ones", cpy,
+                  set);
+    ck_assert(memasm_isa_set_cap("sse2") == 0);
+    ck_assert_msg(thr("memcpy.erms_min") == 2048 && thr("memset.erms_min") == 2048,
+                  "behind the SSE2 kernels: memcpy.erms_min %zu, memset.erms_min %zu (want 2K)",
+                  thr("memcpy.erms_min"), thr("memset.erms_min"));
+    ck_assert_msg(thr("memcpy.erms_max") == cmax, "erms_max moved with the level");
+    ck_assert(memasm_isa_set_cap(NULL) == 0);
+    ck_assert(thr("memcpy.erms_min") == cpy && thr("memset.erms_min") == set);
+    /* one operation forced down: only its defaults follow */
+    ck_assert(memasm_kernel_force("memset_sse2") == 0);
+    ck_assert(thr("memset.erms_min") == 2048 && thr("memcpy.erms_min") == cpy);
+    ck_assert(memasm_kernel_auto(MEMASM_OP_MEMSET) == 0);
+    ck_assert(thr("memset.erms_min") == set);
+    /* a value set stays; the key not set follows */
+    ck_assert(memasm_threshold_set("memcpy.erms_min", 5000, NULL) == 0);
+    ck_assert(memasm_isa_set_cap("sse2") == 0);
+    ck_assert_msg(thr("memcpy.erms_min") == 5000, "a set value moved to %zu with the level",
+                  thr("memcpy.erms_min"));
+    ck_assert(thr("memset.erms_min") == 2048);
+    ck_assert(memasm_isa_set_cap(NULL) == 0);
+    ck_assert(thr("memcpy.erms_min") == 5000 && thr("memset.erms_min") == set);
+    /* a window end set below the default start: the start follows it, and
+     * comes back down behind the SSE2 kernels */
+    memasm_threshold_reset();
+    ck_assert(memasm_threshold_set("memset.erms_max", 4096, NULL) == 0);
+    ck_assert_msg(thr("memset.erms_min") == 4096, "start %zu above the end 4096 set",
+                  thr("memset.erms_min"));
+    ck_assert(memasm_isa_set_cap("sse2") == 0);
+    ck_assert(thr("memset.erms_min") == 2048 && thr("memset.erms_max") == 4096);
+    ck_assert(memasm_isa_set_cap(NULL) == 0);
+    ck_assert(thr("memset.erms_min") == 4096 && thr("memset.erms_max") == 4096);
+    /* a reset forgets what was set: defaults of the level in force */
+    ck_assert(memasm_isa_set_cap("sse2") == 0);
+    memasm_threshold_reset();
+    ck_assert(thr("memset.erms_max") != 4096 && thr("memset.erms_min") == 2048);
+    ck_assert(memasm_isa_set_cap(NULL) == 0);
+    ck_assert(thr("memset.erms_min") == set && thr("memcpy.erms_min") == cpy);
+    ck_assert(entry_points_work());
+#else
+    printf("defaults_follow_level: no level-dependent default on this architecture\n");
+#endif
+}
+END_TEST
+
 START_TEST(threads)
 {
     ck_assert_msg(workers[0] != 0, "could not start the worker threads");
@@ -399,6 +468,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, caps);
     tcase_add_test(tc, bad_cap);
     tcase_add_test(tc, force);
+    tcase_add_test(tc, defaults_follow_level);
     suite_add_tcase(s, tc);
     /* The worker threads live in this process: a forked test would not
      * have them. */
