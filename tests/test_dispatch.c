@@ -290,12 +290,14 @@ START_TEST(force)
 }
 END_TEST
 
+#if defined(__x86_64__)
 static size_t thr(const char *key)
 {
     size_t v = 0;
     ck_assert_msg(memasm_threshold_get(key, &v) == 0, "memasm_threshold_get(%s) failed", key);
     return v;
 }
+#endif
 
 /* The defaults of memcpy.erms_min and memset.erms_min follow the level of
  * the kernel that reads them (2 KiB behind the SSE2 kernels on a CPU with
