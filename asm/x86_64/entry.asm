@@ -127,6 +127,19 @@ extern memasm_k_memset_avx512
 %macro NO_LOAD 5
 %endmacro
 
+;; SET_257_512 mov, reg, W: a fill of 257..512 bytes from both ends, the
+;; stores up to 384 first, then a test and the rest (no taken branch above
+;; 384), and return.
+%macro SET_257_512 3
+    ENDS_SET %1, %2, %3, 0, 384 / (2 * %3)
+    cmp edx, 384
+    jbe %%done
+    ENDS_SET %1, %2, %3, 384 / (2 * %3), 512 / (2 * %3)
+%%done:
+    vzeroupper
+    ret
+%endmacro
+
 ;; STEP load, store, mov, R, W, lo, hi [, exit]: one rung of a size ladder,
 ;; for n up to 2 * hi * W with hi pairs from both ends: "load" (ENDS_LOAD,
 ;; or NO_LOAD for a fill) brings in pairs lo..hi-1 before the test, so every
@@ -252,12 +265,7 @@ KERNEL memasm_memset
     ret
     ALIGN_TARGET
 .y_gt256:
-    ENDS_SET vmovdqu, ymm0, 32, 0, 6
-    cmp edx, 384
-    jbe .y_done
-    ENDS_SET vmovdqu, ymm0, 32, 6, 8
-    vzeroupper
-    ret
+    SET_257_512 vmovdqu, ymm0, 32
     ALIGN_TARGET
 .big:
     lea rcx, [rdx - 65]
@@ -267,14 +275,7 @@ KERNEL memasm_memset
     vpbroadcastb zmm0, esi
     STEP NO_LOAD, ENDS_SET, vmovdqu64, zmm0, 64, 0, 1
     STEP NO_LOAD, ENDS_SET, vmovdqu64, zmm0, 64, 1, 2
-    ; 257..512: six stores, two more above 384 (no taken branch there)
-    ENDS_SET vmovdqu64, zmm0, 64, 0, 3
-    cmp edx, 384
-    jbe .z_done
-    ENDS_SET vmovdqu64, zmm0, 64, 3, 4
-.z_done:
-    vzeroupper
-    ret
+    SET_257_512 vmovdqu64, zmm0, 64
     ALIGN_TARGET
 .not_zmm:
     ; byte 0 from 32 bytes, bytes 1 and 2 above 512
