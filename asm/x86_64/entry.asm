@@ -187,9 +187,16 @@ KERNEL %1
     ja .above
     ; bytes 1 and 2 from 33 bytes to the ymm limit (512 with byte 1,
     ; memmove 256; 64 with byte 2)
-    STEP ENDS_LOAD, ENDS_STORE, vmovdqu, ymm, 32, 0, 1
-    STEP ENDS_LOAD, ENDS_STORE, vmovdqu, ymm, 32, 1, 2
-    STEP ENDS_LOAD, ENDS_STORE, vmovdqu, ymm, 32, 2, 4
+    ; (128 first: above it the rungs start at 256, one taken branch fewer
+    ; for 129..512 for one more untaken test below 129)
+    ENDS_LOAD vmovdqu, ymm, 32, 0, 1
+    cmp edx, 128
+    ja .y_gt128
+    STEP NO_LOAD, ENDS_STORE, vmovdqu, ymm, 32, 0, 1
+    STEP_LAST ENDS_LOAD, ENDS_STORE, vmovdqu, ymm, 32, 1, 2
+    ALIGN_TARGET
+.y_gt128:
+    STEP ENDS_LOAD, ENDS_STORE, vmovdqu, ymm, 32, 1, 4
     STEP ENDS_LOAD, ENDS_STORE, vmovdqu, ymm, 32, 4, 6
     STEP_LAST ENDS_LOAD, ENDS_STORE, vmovdqu, ymm, 32, 6, 8
     ALIGN_TARGET
