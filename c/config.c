@@ -549,25 +549,21 @@ static int check_fingerprint(struct cfg *c)
     return 0;
 }
 
+uint32_t memasm_config_given(const unsigned char src[MEMASM_THR_COUNT])
+{
+    uint32_t mask = 0;
+    for (int i = 0; i < MEMASM_THR_COUNT; i++)
+        if (src[i] != MEMASM_SRC_DEFAULT)
+            mask |= (uint32_t)1 << i;
+    return mask;
+}
+
 /* Merge onto the thresholds in force and check that sanitizing (clamping,
  * ordering) keeps every value the configuration set: a value it would have
  * to move is a conflict, reported rather than silently changed. */
 static int merge(struct cfg *c, uint64_t v[MEMASM_THR_COUNT])
 {
-    memasm_threshold_defaults(v);
-    memasm_threshold_sanitize(v);
-    for (int i = 0; i < MEMASM_THR_COUNT; i++)
-        if (c->thr_src[i])
-            v[i] = c->thr[i];
-    /* A window bound the configuration does not name follows the one it
-     * does (memasm_threshold_set does the same): a window end below the
-     * default start empties the window rather than being refused. */
-    for (size_t w = 0; w < memasm_threshold_windows_count; w++) {
-        int lo = memasm_threshold_windows[w][0], hi = memasm_threshold_windows[w][1];
-        if (c->thr_src[hi] && !c->thr_src[lo] && v[lo] > v[hi])
-            v[lo] = v[hi];
-    }
-    memasm_threshold_sanitize(v);
+    memasm_threshold_compose(v, c->thr, memasm_config_given(c->thr_src));
     for (size_t j = 0; j < memasm_threshold_defs_count; j++) {
         const struct memasm_threshold_def *d = &memasm_threshold_defs[j];
         int i = d->index;

@@ -211,7 +211,6 @@ void memasm_threshold_publish(const uint64_t v[MEMASM_THR_COUNT])
  * one bit per index; the others hold defaults, which follow the kernels in
  * force (thresholds_follow). */
 static uint32_t thr_given;
-_Static_assert(MEMASM_THR_COUNT <= 32, "thr_given has a bit per threshold");
 
 void memasm_threshold_apply_defaults(void)
 {
@@ -224,29 +223,17 @@ void memasm_threshold_apply_defaults(void)
 
 /* Some defaults depend on the ISA level of the kernel that reads them
  * (c/thresholds.c).  After an install that changed the level behind memcpy
- * or memset, every key not given takes its default for the new levels; a
- * given window end below a start that was not given empties the window, as
- * the configuration does (c/config.c). */
+ * or memset, the set is composed again as a configuration's is: the keys
+ * given keep their values, every other takes its default for the new
+ * levels. */
 static void thresholds_follow(void)
 {
     if (!memasm_threshold_levels(installed_level[MEMASM_OP_MEMCPY],
                                  installed_level[MEMASM_OP_MEMSET]))
         return;
-    uint64_t d[MEMASM_THR_COUNT], v[MEMASM_THR_COUNT];
-    memasm_threshold_defaults(d);
-    memasm_threshold_sanitize(d);
-    memcpy(v, (const void *)memasm_thr, sizeof v);
-    for (size_t j = 0; j < memasm_threshold_defs_count; j++) {
-        int i = memasm_threshold_defs[j].index;
-        if (!(thr_given >> i & 1))
-            v[i] = d[i];
-    }
-    for (size_t w = 0; w < memasm_threshold_windows_count; w++) {
-        int lo = memasm_threshold_windows[w][0], hi = memasm_threshold_windows[w][1];
-        if ((thr_given >> hi & 1) && !(thr_given >> lo & 1) && v[lo] > v[hi])
-            v[lo] = v[hi];
-    }
-    memasm_threshold_sanitize(v);
+    uint64_t now[MEMASM_THR_COUNT], v[MEMASM_THR_COUNT];
+    memcpy(now, (const void *)memasm_thr, sizeof now);
+    memasm_threshold_compose(v, now, thr_given);
     memasm_threshold_publish(v);
 }
 
@@ -341,10 +328,7 @@ static int load(const char *path, int system, const char *inline_str, int debug)
         goto out;
     }
     /* Everything is valid: one publication, then the ISA cap. */
-    thr_given = 0;
-    for (int i = 0; i < MEMASM_THR_COUNT; i++)
-        if (c->thr_src[i])
-            thr_given |= (uint32_t)1 << i;
+    thr_given = memasm_config_given(c->thr_src);
     memasm_threshold_publish(c->thr);
     if (c->isa >= 0)
         memasm_isa_set_cap_level(c->isa);

@@ -121,6 +121,12 @@ int memasm_threshold_levels(int copy, int set) MEMASM_HIDDEN;
 
 /* Clamp every value into its legal range and fix ordering constraints. */
 void memasm_threshold_sanitize(uint64_t v[MEMASM_THR_COUNT]) MEMASM_HIDDEN;
+/* v = the defaults with given[i] for each index i whose bit is set in mask;
+ * a given window end below a start not given empties the window; then
+ * sanitized. */
+void memasm_threshold_compose(uint64_t v[MEMASM_THR_COUNT], const uint64_t given[MEMASM_THR_COUNT],
+                              uint32_t mask) MEMASM_HIDDEN;
+_Static_assert(MEMASM_THR_COUNT <= 32, "a mask has a bit per threshold");
 
 const struct memasm_threshold_def *memasm_threshold_lookup(const char *key,
                                                            size_t len) MEMASM_HIDDEN;
@@ -199,6 +205,10 @@ struct memasm_config_result {
     const char *no_file, *no_file_path; /* why no file was read (for debug), or NULL */
     char problem[MEMASM_CONFIG_PROBLEM_MAX]; /* without "libmemasm: "; "" when none */
 };
+
+/* The keys a configuration gave (thr_src not MEMASM_SRC_DEFAULT), one bit
+ * per index, as memasm_threshold_compose takes them. */
+uint32_t memasm_config_given(const unsigned char src[MEMASM_THR_COUNT]) MEMASM_HIDDEN;
 
 /* Read path (NULL or "": no file; system: read it as the system file, see
  * memasm_config_load_system), then inline_str (MEMASM_TUNABLES, may be

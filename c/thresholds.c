@@ -277,6 +277,25 @@ const struct memasm_threshold_def *memasm_threshold_lookup(const char *key, size
     return NULL;
 }
 
+void memasm_threshold_compose(uint64_t v[MEMASM_THR_COUNT], const uint64_t given[MEMASM_THR_COUNT],
+                              uint32_t mask)
+{
+    memasm_threshold_defaults(v);
+    memasm_threshold_sanitize(v);
+    for (int i = 0; i < MEMASM_THR_COUNT; i++)
+        if (mask >> i & 1)
+            v[i] = given[i];
+    /* A window bound not given follows the one that is (memasm_threshold_set
+     * does the same): a window end below the default start empties the
+     * window rather than being refused. */
+    for (size_t w = 0; w < memasm_threshold_windows_count; w++) {
+        int lo = memasm_threshold_windows[w][0], hi = memasm_threshold_windows[w][1];
+        if ((mask >> hi & 1) && !(mask >> lo & 1) && v[lo] > v[hi])
+            v[lo] = v[hi];
+    }
+    memasm_threshold_sanitize(v);
+}
+
 void memasm_threshold_sanitize(uint64_t v[MEMASM_THR_COUNT])
 {
     for (size_t i = 0; i < memasm_threshold_defs_count; i++) {
