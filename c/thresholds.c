@@ -243,8 +243,16 @@ void memasm_threshold_defaults(uint64_t out[MEMASM_THR_COUNT])
              * 0.55-0.77x glibc with the loop, 0.96-1.02x with rep movsb;
              * memset 4-512 KiB 0.46-0.90x, 0.98-1.02x).
              */
-            if (level_copy == 0)
+            if (level_copy == 0) {
                 out[MEMASM_THR_MEMCPY_ERMS_MIN] = 2 * KIB;
+                /* Also onto a lower, overlapping dst from 2 KiB below src:
+                 * the 16-byte loop lost to rep movsb there (memmove by
+                 * half the size, 6-32 KiB: 0.62-0.83x glibc hot, 0.58-0.81x
+                 * cold, 1.0x with rep movsb).  Closer than that, small
+                 * moves keep the loop (3 KiB, 1.5 KiB apart: 0.93x, rep
+                 * movsb 0.75x hot). */
+                out[MEMASM_THR_MEMCPY_ERMS_MIN_DIST] = 2 * KIB;
+            }
             if (level_set == 0)
                 out[MEMASM_THR_MEMSET_ERMS_MIN] = 2 * KIB;
             if (strcmp(c->vendor, "AuthenticAMD") == 0 || strcmp(c->vendor, "HygonGenuine") == 0) {

@@ -312,16 +312,19 @@ START_TEST(defaults_follow_level)
     memasm_threshold_reset();
     memasm_isa_set_cap(NULL);
     size_t cpy = thr("memcpy.erms_min"), set = thr("memset.erms_min");
-    size_t cmax = thr("memcpy.erms_max");
-    ck_assert_msg(cpy != 2048 && set != 2048, "top-level defaults %zu/%zu are the SSE2 ones", cpy,
-                  set);
+    size_t cmax = thr("memcpy.erms_max"), dist = thr("memcpy.erms_min_dist");
+    ck_assert_msg(cpy != 2048 && set != 2048 && dist != 2048,
+                  "top-level defaults %zu/%zu/%zu are the SSE2 ones", cpy, set, dist);
     ck_assert(memasm_isa_set_cap("sse2") == 0);
-    ck_assert_msg(thr("memcpy.erms_min") == 2048 && thr("memset.erms_min") == 2048,
-                  "behind the SSE2 kernels: memcpy.erms_min %zu, memset.erms_min %zu (want 2K)",
-                  thr("memcpy.erms_min"), thr("memset.erms_min"));
+    ck_assert_msg(thr("memcpy.erms_min") == 2048 && thr("memset.erms_min") == 2048 &&
+                      thr("memcpy.erms_min_dist") == 2048,
+                  "behind the SSE2 kernels: memcpy.erms_min %zu, memset.erms_min %zu, "
+                  "memcpy.erms_min_dist %zu (want 2K)",
+                  thr("memcpy.erms_min"), thr("memset.erms_min"), thr("memcpy.erms_min_dist"));
     ck_assert_msg(thr("memcpy.erms_max") == cmax, "erms_max moved with the level");
     ck_assert(memasm_isa_set_cap(NULL) == 0);
-    ck_assert(thr("memcpy.erms_min") == cpy && thr("memset.erms_min") == set);
+    ck_assert(thr("memcpy.erms_min") == cpy && thr("memset.erms_min") == set &&
+              thr("memcpy.erms_min_dist") == dist);
     /* one operation forced down: only its defaults follow */
     ck_assert(memasm_kernel_force("memset_sse2") == 0);
     ck_assert(thr("memset.erms_min") == 2048 && thr("memcpy.erms_min") == cpy);
