@@ -33,7 +33,8 @@
 ;                      256, 384 and 512;
 ;           65..512    byte 2: zmm from both ends, rungs at 128, 256, 384
 ;                      and 512;
-;           33..256    byte 0: xmm from both ends;
+;           33..256    byte 0: xmm from both ends, rungs at 64, 128, 192
+;                      and 256;
 ;           more       the kernel: byte 2 above 512 jumps straight to the
 ;                      AVX-512 kernel's part for n > 8 VEC, the rest through
 ;                      the pointer.
@@ -42,7 +43,8 @@
 ;           32..64     two ymm stores, no taken branch (bytes 1 and 2);
 ;           65..512    ymm (byte 1) or zmm (byte 2) from both ends, as
 ;                      many stores as the rung (128, 256, 384, 512) needs;
-;           32..256    byte 0: xmm; more: the kernel.
+;           32..256    byte 0: xmm, rungs at 64, 128, 192 and 256; more:
+;                      the kernel.
 ; No memset path uses a masked store: a load from a masked store's bytes
 ; cannot take them from the store buffer and waits for the store to reach
 ; the cache, so a fill the program reads back at once ran 0.95x glibc where
@@ -127,17 +129,16 @@ extern memasm_k_memset_avx512
 %macro NO_LOAD 5
 %endmacro
 
-;; SET_257_512 mov, reg, W: a fill of 257..512 bytes from both ends, the
-;; stores up to 384 first, then a test and the rest (no taken branch above
-;; 384), and return.
-%macro SET_257_512 3
-    ENDS_SET %1, %2, %3, 0, 384 / (2 * %3)
-    cmp edx, 384
+;; SET_TOP mov, reg, W, mid, top, exit: the top class of a fill ladder,
+;; up to "top" bytes from both ends: the stores up to "mid" first, then a
+;; test and the rest (no taken branch above mid), and return through exit.
+%macro SET_TOP 6
+    ENDS_SET %1, %2, %3, 0, %4 / (2 * %3)
+    cmp edx, %4
     jbe %%done
-    ENDS_SET %1, %2, %3, 384 / (2 * %3), 512 / (2 * %3)
+    ENDS_SET %1, %2, %3, %4 / (2 * %3), %5 / (2 * %3)
 %%done:
-    vzeroupper
-    ret
+    %6
 %endmacro
 
 ;; STEP load, store, mov, R, W, lo, hi [, exit]: one rung of a size ladder,
@@ -221,7 +222,8 @@ KERNEL %1
     ; byte 0, 33..256: SSE2 moves from both ends
     STEP ENDS_LOAD, ENDS_STORE, movdqu, xmm, 16, 0, 2, SSE_RET
     STEP ENDS_LOAD, ENDS_STORE, movdqu, xmm, 16, 2, 4, SSE_RET
-    STEP_LAST ENDS_LOAD, ENDS_STORE, movdqu, xmm, 16, 4, 8, SSE_RET
+    STEP ENDS_LOAD, ENDS_STORE, movdqu, xmm, 16, 4, 6, SSE_RET
+    STEP_LAST ENDS_LOAD, ENDS_STORE, movdqu, xmm, 16, 6, 8, SSE_RET
     ALIGN_TARGET
 .large:
     cmp byte [rel %3 + EW_VEC], 2
@@ -272,7 +274,7 @@ KERNEL memasm_memset
     ret
     ALIGN_TARGET
 .y_gt256:
-    SET_257_512 vmovdqu, ymm0, 32
+    SET_TOP vmovdqu, ymm0, 32, 384, 512, VZ_RET
     ALIGN_TARGET
 .big:
     lea rcx, [rdx - 65]
@@ -282,7 +284,7 @@ KERNEL memasm_memset
     vpbroadcastb zmm0, esi
     STEP NO_LOAD, ENDS_SET, vmovdqu64, zmm0, 64, 0, 1
     STEP NO_LOAD, ENDS_SET, vmovdqu64, zmm0, 64, 1, 2
-    SET_257_512 vmovdqu64, zmm0, 64
+    SET_TOP vmovdqu64, zmm0, 64, 384, 512, VZ_RET
     ALIGN_TARGET
 .not_zmm:
     ; byte 0 from 32 bytes, bytes 1 and 2 above 512
@@ -295,7 +297,7 @@ KERNEL memasm_memset
     punpcklqdq xmm0, xmm0
     STEP NO_LOAD, ENDS_SET, movdqu, xmm0, 16, 0, 2, SSE_RET
     STEP NO_LOAD, ENDS_SET, movdqu, xmm0, 16, 2, 4, SSE_RET
-    STEP_LAST NO_LOAD, ENDS_SET, movdqu, xmm0, 16, 4, 8, SSE_RET
+    SET_TOP movdqu, xmm0, 16, 192, 256, SSE_RET
     ALIGN_TARGET
 .large:
     cmp byte [rel memasm_entry_memset + EW_VEC], 2
