@@ -69,18 +69,22 @@ _Atomic(memasm_set_fn) memasm_cur_memset = memasm_k_memset_sse2;
  *              read what the last one wrote), 64 with byte 2, 32 (memset 31)
  *              with byte 0, none;
  *   zmm_len    how many sizes from 65 the zmm class takes: 448 (to 512)
- *              with byte 2, 0 otherwise.
+ *              with byte 2, 0 otherwise;
+ *   small_end  (memset) the first size past the general-register class:
+ *              33 with byte 0, whose 32 then takes SET_0_31's two xmm
+ *              stores instead of the xmm ladder's four, else 32.
  * The initial values are byte 0's, what the entry points run before (and
  * without) the constructor.  The struct is memasm_entry_words
  * (c/memasm-internal.h); its offsets are EW_* in entry.asm. */
 _Static_assert(offsetof(struct memasm_entry_words, ymm_max) == 0 &&
                    offsetof(struct memasm_entry_words, zmm_len) == 8 &&
-                   offsetof(struct memasm_entry_words, vec) == 16,
+                   offsetof(struct memasm_entry_words, vec) == 16 &&
+                   offsetof(struct memasm_entry_words, small_end) == 24,
                "entry.asm's EW_* offsets");
-#define ENTRY_WORDS_BYTE0(ymm) {(ymm), 0, 0}
-_Alignas(64) struct memasm_entry_words memasm_entry_memcpy MEMASM_HIDDEN = ENTRY_WORDS_BYTE0(32);
-_Alignas(64) struct memasm_entry_words memasm_entry_memmove MEMASM_HIDDEN = ENTRY_WORDS_BYTE0(32);
-_Alignas(64) struct memasm_entry_words memasm_entry_memset MEMASM_HIDDEN = ENTRY_WORDS_BYTE0(31);
+#define ENTRY_WORDS_BYTE0(ymm, small) {(ymm), 0, 0, (small)}
+_Alignas(64) struct memasm_entry_words memasm_entry_memcpy MEMASM_HIDDEN = ENTRY_WORDS_BYTE0(32, 0);
+_Alignas(64) struct memasm_entry_words memasm_entry_memmove MEMASM_HIDDEN = ENTRY_WORDS_BYTE0(32, 0);
+_Alignas(64) struct memasm_entry_words memasm_entry_memset MEMASM_HIDDEN = ENTRY_WORDS_BYTE0(31, 33);
 
 void memasm_entry_follow(memasm_op op, const struct memasm_kernel *k)
 {
@@ -110,4 +114,6 @@ void memasm_entry_follow(memasm_op op, const struct memasm_kernel *k)
     atomic_store_explicit(&w->zmm_len, v == 2 ? 448 : 0, memory_order_relaxed);
     atomic_store_explicit(&w->ymm_max, v == 2 ? 64 : v == 1 ? ymm_wide : none, memory_order_relaxed);
     atomic_store_explicit(&w->vec, v, memory_order_relaxed);
+    if (op == MEMASM_OP_MEMSET)
+        atomic_store_explicit(&w->small_end, v == 0 ? 33 : 32, memory_order_relaxed);
 }

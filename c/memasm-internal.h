@@ -172,6 +172,7 @@ struct memasm_entry_words {
     _Atomic size_t ymm_max;
     _Atomic size_t zmm_len;
     _Atomic unsigned char vec;
+    _Atomic size_t small_end;
 };
 extern struct memasm_entry_words memasm_entry_memcpy MEMASM_HIDDEN;
 extern struct memasm_entry_words memasm_entry_memmove MEMASM_HIDDEN;

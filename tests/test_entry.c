@@ -41,7 +41,7 @@
 static t_arena dst_arena, src_arena;
 static unsigned char expect[1 << 16]; /* shadow of dst_arena */
 static t_rng rng;
-static char label[96];
+static char label[128];
 
 static const unsigned some_align[] = {0, 1, 3, 7, 8, 15, 16, 31, 32, 33, 48, 63};
 #define N_SOME (sizeof some_align / sizeof some_align[0])
@@ -216,8 +216,8 @@ END_TEST
 
 #include "memasm-internal.h"
 
-/* The entry points read their words (ymm_max, zmm_len, vec) with plain
- * loads, so while another thread changes the kernel one call may see a mix
+/* The entry points read their words (ymm_max, zmm_len, vec, small_end) with
+ * plain loads, so while another thread changes the kernel one call may see a mix
  * of two installs' values: every mix of the values the dispatcher writes on
  * this CPU must still be correct, behind every kernel.  Each mix is written
  * by hand here (the dispatcher never leaves one behind) and lengths 0..1100
@@ -225,11 +225,13 @@ END_TEST
  * kernels' size tests above. */
 #define MIX_MAXN 1100
 
-static void words_set(struct memasm_entry_words *w, size_t ymm_max, size_t zmm_len, int vec)
+static void words_set(struct memasm_entry_words *w, size_t ymm_max, size_t zmm_len, int vec,
+                      size_t small_end)
 {
     atomic_store_explicit(&w->ymm_max, ymm_max, memory_order_relaxed);
     atomic_store_explicit(&w->zmm_len, zmm_len, memory_order_relaxed);
     atomic_store_explicit(&w->vec, (unsigned char)vec, memory_order_relaxed);
+    atomic_store_explicit(&w->small_end, small_end, memory_order_relaxed);
 }
 
 static unsigned long run_lengths(void)
@@ -264,6 +266,8 @@ START_TEST(entry_mixed_words)
     static const int ymm_level[3] = {0, 2, 1};
     static const size_t zmm_vals[2] = {0, 448};
     static const int zmm_level[2] = {0, 2};
+    /* memset's small_end: byte 0's 33 and the others' 32 (both level 0) */
+    static const size_t small_vals[2] = {33, 32};
     t_fault_install();
     t_rng_init(&rng, 0x3e);
     t_arena_new(&dst_arena, t_page() > sizeof expect ? sizeof expect : t_page());
@@ -278,19 +282,23 @@ START_TEST(entry_mixed_words)
         ck_assert_msg(memasm_isa_set_cap(isa) == 0, "memasm_isa_set_cap(%s) failed", isa);
         for (int y = 0; y < 3; y++)
             for (int z = 0; z < 2; z++)
-                for (int v = 0; v <= 2; v++) {
-                    if (ymm_level[y] > cpu || zmm_level[z] > cpu || v > cpu)
-                        continue;
-                    words_set(&memasm_entry_memcpy, ymm_vals[MEMASM_OP_MEMCPY][y], zmm_vals[z], v);
-                    words_set(&memasm_entry_memmove, ymm_vals[MEMASM_OP_MEMMOVE][y], zmm_vals[z],
-                              v);
-                    words_set(&memasm_entry_memset, ymm_vals[MEMASM_OP_MEMSET][y], zmm_vals[z], v);
-                    snprintf(label, sizeof label,
-                             "mixed words behind %s kernels: ymm_max #%d, zmm_len %zu, vec %d", isa,
-                             y, zmm_vals[z], v);
-                    calls += run_lengths();
-                    mixes++;
-                }
+                for (int v = 0; v <= 2; v++)
+                    for (int e = 0; e < 2; e++) {
+                        if (ymm_level[y] > cpu || zmm_level[z] > cpu || v > cpu)
+                            continue;
+                        words_set(&memasm_entry_memcpy, ymm_vals[MEMASM_OP_MEMCPY][y],
+                                  zmm_vals[z], v, 0);
+                        words_set(&memasm_entry_memmove, ymm_vals[MEMASM_OP_MEMMOVE][y],
+                                  zmm_vals[z], v, 0);
+                        words_set(&memasm_entry_memset, ymm_vals[MEMASM_OP_MEMSET][y],
+                                  zmm_vals[z], v, small_vals[e]);
+                        snprintf(label, sizeof label,
+                                 "mixed words behind %s kernels: ymm_max #%d, zmm_len %zu, vec %d, "
+                                 "memset small_end %zu",
+                                 isa, y, zmm_vals[z], v, small_vals[e]);
+                        calls += run_lengths();
+                        mixes++;
+                    }
     }
     memasm_isa_set_cap(NULL); /* reinstalls, and rewrites the words */
     t_arena_free(&dst_arena);

@@ -16,7 +16,9 @@
 ;   ymm_max    the last size of the ymm class (512 with byte 1, memmove 256;
 ;              64 with byte 2; 32 or 31, none, with byte 0);
 ;   zmm_len    how many sizes from 65 the zmm class takes (448 with byte 2,
-;              else 0).
+;              else 0);
+;   small_end  memset: the first size past SET_0_31 (33 with byte 0, else
+;              32).
 ; Comparing n with a limit word sends every byte to its path with the same
 ; branch that tests the size, where a test of the byte costs one class or
 ; another a second taken branch (a cycle of the call here).  The first tests
@@ -39,7 +41,10 @@
 ;                      AVX-512 kernel's part for n > 8 VEC, the rest through
 ;                      the pointer.
 ;   memset  0..31      general registers, 16..31 two xmm stores (SET_0_31),
-;                      no VEX instruction;
+;                      no VEX instruction; with byte 0 also 32 (below
+;                      small_end): two stores where the xmm ladder makes
+;                      four (cold 32-byte fills ran 0.75x glibc's SSE2
+;                      variant);
 ;           32..64     two ymm stores, no taken branch (bytes 1 and 2);
 ;           65..512    ymm (byte 1) or zmm (byte 2) from both ends, as
 ;                      many stores as the rung (128, 256, 384, 512) needs;
@@ -87,6 +92,7 @@ extern memasm_k_memset_avx512
 %define EW_YMM_MAX 0
 %define EW_ZMM_LEN 8
 %define EW_VEC 16
+%define EW_SMALL_END 24
 
 ; Moves from both ends: with register prefix R and width W, pair i is
 ; R(2i) <-> [base + i*W] and R(2i+1) <-> [base + n - (i+1)*W].
@@ -243,8 +249,8 @@ COPY_ENTRY memasm_memmove, memasm_cur_memmove, memasm_entry_memmove
 
 KERNEL memasm_memset
     mov rax, rdi
-    cmp rdx, 32
-    jb .lt32
+    cmp rdx, [rel memasm_entry_memset + EW_SMALL_END]
+    jb .small
     cmp rdx, [rel memasm_entry_memset + EW_YMM_MAX]
     ja .big
     ; ymm from 32 bytes to the limit (512 with byte 1, 64 with byte 2)
@@ -256,7 +262,7 @@ KERNEL memasm_memset
     vzeroupper
     ret
     ALIGN_TARGET
-.lt32:
+.small:
     SET_0_31
     ALIGN_TARGET
 .y_gt64:
