@@ -221,8 +221,9 @@ void memasm_threshold_defaults(uint64_t out[MEMASM_THR_COUNT])
         /*
          * Disjoint copies whose pointers alias modulo 4 KiB while mutually
          * misaligned (dst - src in [1, 256) mod 4096, not a multiple of
-         * 64) run at 22 GB/s, where mutually aligned pointers reach 33,
-         * with any cached copy (rep movsb or the vector loop).  The
+         * 64) run at 22 GB/s on Zen 5, where mutually aligned pointers
+         * reach 33, with any cached copy (they never take rep movsb, which
+         * ran them at 1-3.5 GB/s on Zen 4: asm/x86_64/memmove.inc).  The
          * backward loop with non-temporal stores does not mind the
          * aliasing, but leaves the destination out of the caches, which a
          * caller that reads it next pays for below 32 MiB.  So from
