@@ -46,8 +46,11 @@
 ;                      four (cold 32-byte fills ran 0.75x glibc's SSE2
 ;                      variant);
 ;           32..64     two ymm stores, no taken branch (bytes 1 and 2);
-;           65..512    ymm (byte 1) or zmm (byte 2) from both ends, as
-;                      many stores as the rung (128, 256, 384, 512) needs;
+;           65..512    byte 2: zmm from both ends, as many stores as
+;                      the rung (128, 256, 384, 512) needs; byte 1: 65..128
+;                      ymm from both ends, above one unaligned store at
+;                      each end and aligned ones between (AFILL_HEAD),
+;                      a fixed number per class (192, 256, 384, 512);
 ;           32..256    byte 0: xmm, rungs at 64, 128, 192 and 256; more:
 ;                      the kernel.
 ; No memset path uses a masked store: a load from a masked store's bytes
@@ -133,6 +136,49 @@ extern memasm_k_memset_avx512
 %endmacro
 
 %macro NO_LOAD 5
+%endmacro
+
+;; The aligned fill (byte 1 above 128 bytes): one unaligned vector at
+;; each end, W-aligned stores between.  From both ends of n unaligned, half
+;; the ymm stores of a fill at a random address split a cache line, and
+;; such 192-512-byte fills ran 0.65-0.76x glibc hot (whose loop stores
+;; aligned).  AFILL_HEAD mov, reg, W: the two end stores; rcx = the first
+;; W boundary above dst, r8 = the last one below the end; the blocks of
+;; [rcx, r8), L bytes with n - 2W <= L <= n - 2, are left.  Store j (from
+;; 1) goes to the next block from the bottom (odd j) or the top (even j),
+;; so j stores cover L <= jW, that is every n <= (j+1)W + 1, and stay
+;; inside [rcx, r8) while L >= ceil(j/2) W.  A size class [lo, hi] takes
+;; one count, j = (hi - 2) / W, where that holds at lo: at 129, 193, 257
+;; and 385 it does for the classes to 192, 256, 384 and 512.  One count per
+;; class, not a test per block: the blocks' number varies with the
+;; alignment at one n, so a test on it is mispredicted when alignments
+;; vary, and a test of n per block gives nearby sizes of one mix different
+;; exits.  The price: at an aligned dst, up to one store more than the
+;; blocks.
+%macro AFILL_HEAD 3
+    %1 [rdi], %2
+    %1 [rdi + rdx - %3], %2
+    lea rcx, [rdi + %3]
+    and rcx, -%3
+    lea r8, [rdi + rdx - 1]
+    and r8, -%3
+%endmacro
+;; AFILL_STORE mov, reg, W, j
+%macro AFILL_STORE 4
+%assign k (%4)
+%if k % 2
+    %1 [rcx + (k - 1) / 2 * %3], %2
+%else
+    %1 [r8 - k / 2 * %3], %2
+%endif
+%endmacro
+;; AFILL_SET mov, reg, W, first, last: stores first..last
+%macro AFILL_SET 5
+%assign j %4
+%rep %5 - %4 + 1
+    AFILL_STORE %1, %2, %3, j
+%assign j j + 1
+%endrep
 %endmacro
 
 ;; SET_TOP mov, reg, W, mid, top, exit: the top class of a fill ladder,
@@ -266,21 +312,35 @@ KERNEL memasm_memset
     SET_0_31
     ALIGN_TARGET
 .y_gt64:
-    ; byte 1, 65..512: the ends first, then the middle pairs as far as n
-    ; needs them (rungs at 128, 256 and 384, as the copies': stores are the
-    ; bound, and 384 bytes with all 16 ran 0.70-0.90x glibc)
+    ; byte 1, 65..512: 65..128 two pairs from both ends; above, the
+    ; aligned fill (AFILL_HEAD) with 5, 7, 11 or 15 aligned stores for n up
+    ; to 192, 256, 384 and 512 (the same size tests as the pairs had)
     cmp edx, 256
     ja .y_gt256
-    ENDS_SET vmovdqu, ymm0, 32, 0, 2
     cmp edx, 128
+    jbe .y_le128
+    AFILL_HEAD vmovdqu, ymm0, 32
+    AFILL_SET vmovdqa, ymm0, 32, 1, 5
+    cmp edx, 192
     jbe .y_done
-    ENDS_SET vmovdqu, ymm0, 32, 2, 4
+    AFILL_SET vmovdqa, ymm0, 32, 6, 7
 .y_done:
     vzeroupper
     ret
     ALIGN_TARGET
+.y_le128:
+    ENDS_SET vmovdqu, ymm0, 32, 0, 2
+    vzeroupper
+    ret
+    ALIGN_TARGET
 .y_gt256:
-    SET_TOP vmovdqu, ymm0, 32, 384, 512, VZ_RET
+    AFILL_HEAD vmovdqu, ymm0, 32
+    AFILL_SET vmovdqa, ymm0, 32, 1, 11
+    cmp edx, 384
+    jbe .y_done
+    AFILL_SET vmovdqa, ymm0, 32, 12, 15
+    vzeroupper
+    ret
     ALIGN_TARGET
 .big:
     lea rcx, [rdx - 65]
