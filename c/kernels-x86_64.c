@@ -33,6 +33,9 @@ SET(memasm_k_memset_avx2);
 COPY(memasm_k_memcpy_avx512);
 COPY(memasm_k_memmove_avx512);
 SET(memasm_k_memset_avx512);
+/* Second entries of the AVX2 and SSE2 copy kernels: n > 8 VEC, rax = dst. */
+COPY(memasm_k_memmove_gt8v_sse2);
+COPY(memasm_k_memmove_gt8v_avx2);
 
 const char *const memasm_isa_names[] = {"sse2", "avx2", "avx512"};
 const int memasm_isa_names_count = 3;
@@ -72,19 +75,43 @@ _Atomic(memasm_set_fn) memasm_cur_memset = memasm_k_memset_sse2;
  *              with byte 2, 0 otherwise;
  *   small_end  (memset) the first size past the general-register class:
  *              33 with byte 0, whose 32 then takes SET_0_31's two xmm
- *              stores instead of the xmm ladder's four, else 32.
+ *              stores instead of the xmm ladder's four, else 32;
+ *   big        (copies) where sizes above the entry's own paths go: the
+ *              AVX2 or SSE2 kernel's part for n > 8 VEC, past its own size
+ *              tests (memasm_entry_big_of).
  * The initial values are byte 0's, what the entry points run before (and
  * without) the constructor.  The struct is memasm_entry_words
  * (c/memasm-internal.h); its offsets are EW_* in entry.asm. */
 _Static_assert(offsetof(struct memasm_entry_words, ymm_max) == 0 &&
                    offsetof(struct memasm_entry_words, zmm_len) == 8 &&
                    offsetof(struct memasm_entry_words, vec) == 16 &&
-                   offsetof(struct memasm_entry_words, small_end) == 24,
+                   offsetof(struct memasm_entry_words, small_end) == 24 &&
+                   offsetof(struct memasm_entry_words, big) == 32,
                "entry.asm's EW_* offsets");
-#define ENTRY_WORDS_BYTE0(ymm, small) {(ymm), 0, 0, (small)}
-_Alignas(64) struct memasm_entry_words memasm_entry_memcpy MEMASM_HIDDEN = ENTRY_WORDS_BYTE0(32, 0);
-_Alignas(64) struct memasm_entry_words memasm_entry_memmove MEMASM_HIDDEN = ENTRY_WORDS_BYTE0(32, 0);
-_Alignas(64) struct memasm_entry_words memasm_entry_memset MEMASM_HIDDEN = ENTRY_WORDS_BYTE0(31, 33);
+#define ENTRY_WORDS_BYTE0(ymm, small, big) {(ymm), 0, 0, (small), (void (*)(void))(big)}
+_Alignas(64) struct memasm_entry_words memasm_entry_memcpy MEMASM_HIDDEN =
+    ENTRY_WORDS_BYTE0(32, 0, memasm_k_memmove_gt8v_sse2);
+_Alignas(64) struct memasm_entry_words memasm_entry_memmove MEMASM_HIDDEN =
+    ENTRY_WORDS_BYTE0(32, 0, memasm_k_memmove_gt8v_sse2);
+_Alignas(64) struct memasm_entry_words memasm_entry_memset MEMASM_HIDDEN =
+    ENTRY_WORDS_BYTE0(31, 33, memasm_k_memset_sse2);
+
+/* The entry points send a copy there only above 256 bytes (every path of
+ * entry.asm, with any mix of two installs' words), past the n > 8 VEC of
+ * the SSE2 and AVX2 kernels (128, 256): so their second entries, where the
+ * kernels' own size tests are already done.  Any other kernel at its
+ * start (byte 2 jumps to the AVX-512 one's second entry itself, after its
+ * own n > 512 test). */
+void (*memasm_entry_big_of(memasm_op op, const struct memasm_kernel *k))(void)
+{
+    if (op == MEMASM_OP_MEMCPY || op == MEMASM_OP_MEMMOVE) {
+        if (k->fn == (void (*)(void))memasm_k_memmove_sse2 || k->fn == (void (*)(void))memasm_k_memcpy_sse2)
+            return (void (*)(void))memasm_k_memmove_gt8v_sse2;
+        if (k->fn == (void (*)(void))memasm_k_memmove_avx2 || k->fn == (void (*)(void))memasm_k_memcpy_avx2)
+            return (void (*)(void))memasm_k_memmove_gt8v_avx2;
+    }
+    return k->fn;
+}
 
 void memasm_entry_follow(memasm_op op, const struct memasm_kernel *k)
 {
@@ -116,4 +143,5 @@ void memasm_entry_follow(memasm_op op, const struct memasm_kernel *k)
     atomic_store_explicit(&w->vec, v, memory_order_relaxed);
     if (op == MEMASM_OP_MEMSET)
         atomic_store_explicit(&w->small_end, v == 0 ? 33 : 32, memory_order_relaxed);
+    atomic_store_explicit(&w->big, memasm_entry_big_of(op, k), memory_order_relaxed);
 }

@@ -41,7 +41,7 @@
 static t_arena dst_arena, src_arena;
 static unsigned char expect[1 << 16]; /* shadow of dst_arena */
 static t_rng rng;
-static char label[128];
+static char label[160];
 
 static const unsigned some_align[] = {0, 1, 3, 7, 8, 15, 16, 31, 32, 33, 48, 63};
 #define N_SOME (sizeof some_align / sizeof some_align[0])
@@ -216,7 +216,7 @@ END_TEST
 
 #include "memasm-internal.h"
 
-/* The entry points read their words (ymm_max, zmm_len, vec, small_end) with
+/* The entry points read their words (ymm_max, zmm_len, vec, small_end, big) with
  * plain loads, so while another thread changes the kernel one call may see a mix
  * of two installs' values: every mix of the values the dispatcher writes on
  * this CPU must still be correct, behind every kernel.  Each mix is written
@@ -226,12 +226,23 @@ END_TEST
 #define MIX_MAXN 1100
 
 static void words_set(struct memasm_entry_words *w, size_t ymm_max, size_t zmm_len, int vec,
-                      size_t small_end)
+                      size_t small_end, void (*big)(void))
 {
     atomic_store_explicit(&w->ymm_max, ymm_max, memory_order_relaxed);
     atomic_store_explicit(&w->zmm_len, zmm_len, memory_order_relaxed);
     atomic_store_explicit(&w->vec, (unsigned char)vec, memory_order_relaxed);
     atomic_store_explicit(&w->small_end, small_end, memory_order_relaxed);
+    atomic_store_explicit(&w->big, big, memory_order_relaxed);
+}
+
+/* The big word the dispatcher writes for op's kernel of this level. */
+static void (*big_of(memasm_op op, int level))(void)
+{
+    for (size_t i = 0; i < memasm_kernels_count; i++)
+        if (memasm_kernels[i].op == op && memasm_kernels[i].level == level)
+            return memasm_entry_big_of(op, &memasm_kernels[i]);
+    ck_abort_msg("no %s kernel of level %d", memasm_op_name(op), level);
+    return NULL;
 }
 
 static unsigned long run_lengths(void)
@@ -283,22 +294,23 @@ START_TEST(entry_mixed_words)
         for (int y = 0; y < 3; y++)
             for (int z = 0; z < 2; z++)
                 for (int v = 0; v <= 2; v++)
-                    for (int e = 0; e < 2; e++) {
-                        if (ymm_level[y] > cpu || zmm_level[z] > cpu || v > cpu)
-                            continue;
-                        words_set(&memasm_entry_memcpy, ymm_vals[MEMASM_OP_MEMCPY][y],
-                                  zmm_vals[z], v, 0);
-                        words_set(&memasm_entry_memmove, ymm_vals[MEMASM_OP_MEMMOVE][y],
-                                  zmm_vals[z], v, 0);
-                        words_set(&memasm_entry_memset, ymm_vals[MEMASM_OP_MEMSET][y],
-                                  zmm_vals[z], v, small_vals[e]);
-                        snprintf(label, sizeof label,
-                                 "mixed words behind %s kernels: ymm_max #%d, zmm_len %zu, vec %d, "
-                                 "memset small_end %zu",
-                                 isa, y, zmm_vals[z], v, small_vals[e]);
-                        calls += run_lengths();
-                        mixes++;
-                    }
+                    for (int e = 0; e < 2; e++)
+                        for (int b = 0; b <= cpu; b++) {
+                            if (ymm_level[y] > cpu || zmm_level[z] > cpu || v > cpu)
+                                continue;
+                            words_set(&memasm_entry_memcpy, ymm_vals[MEMASM_OP_MEMCPY][y],
+                                      zmm_vals[z], v, 0, big_of(MEMASM_OP_MEMCPY, b));
+                            words_set(&memasm_entry_memmove, ymm_vals[MEMASM_OP_MEMMOVE][y],
+                                      zmm_vals[z], v, 0, big_of(MEMASM_OP_MEMMOVE, b));
+                            words_set(&memasm_entry_memset, ymm_vals[MEMASM_OP_MEMSET][y],
+                                      zmm_vals[z], v, small_vals[e], big_of(MEMASM_OP_MEMSET, b));
+                            snprintf(label, sizeof label,
+                                     "mixed words behind %s kernels: ymm_max #%d, zmm_len %zu, "
+                                     "vec %d, memset small_end %zu, big of level %d",
+                                     isa, y, zmm_vals[z], v, small_vals[e], b);
+                            calls += run_lengths();
+                            mixes++;
+                        }
     }
     memasm_isa_set_cap(NULL); /* reinstalls, and rewrites the words */
     t_arena_free(&dst_arena);

@@ -18,7 +18,9 @@
 ;   zmm_len    how many sizes from 65 the zmm class takes (448 with byte 2,
 ;              else 0);
 ;   small_end  memset: the first size past SET_0_31 (33 with byte 0, else
-;              32).
+;              32);
+;   big        copies: where bytes 0 and 1 send sizes above 256 (the SSE2 or
+;              AVX2 kernel's part for n > 8 VEC, past its own size test).
 ; Comparing n with a limit word sends every byte to its path with the same
 ; branch that tests the size, where a test of the byte costs one class or
 ; another a second taken branch (a cycle of the call here).  The first tests
@@ -38,8 +40,9 @@
 ;           33..256    byte 0: xmm from both ends, rungs at 64, 128, 192
 ;                      and 256;
 ;           more       the kernel: byte 2 above 512 jumps straight to the
-;                      AVX-512 kernel's part for n > 8 VEC, the rest through
-;                      the pointer.
+;                      AVX-512 kernel's part for n > 8 VEC, bytes 0 and 1
+;                      through big (one taken branch fewer than the pointer
+;                      and the kernel's own size test).
 ;   memset  0..31      general registers, 16..31 two xmm stores (SET_0_31),
 ;                      no VEX instruction; with byte 0 also 32 (below
 ;                      small_end): two stores where the xmm ladder makes
@@ -87,8 +90,8 @@ extern memasm_cur_memset
 extern memasm_entry_memcpy
 extern memasm_entry_memmove
 extern memasm_entry_memset
-extern memasm_k_memmove_gt8v_avx512
 extern memasm_k_memset_avx512
+extern memasm_k_memmove_gt8v_avx512
 
 ; The words of each operation (struct memasm_entry_words,
 ; c/kernels-x86_64.c, which checks these offsets).
@@ -96,6 +99,7 @@ extern memasm_k_memset_avx512
 %define EW_ZMM_LEN 8
 %define EW_VEC 16
 %define EW_SMALL_END 24
+%define EW_BIG 32
 
 ; Moves from both ends: with register prefix R and width W, pair i is
 ; R(2i) <-> [base + i*W] and R(2i+1) <-> [base + n - (i+1)*W].
@@ -280,10 +284,12 @@ KERNEL %1
 .large:
     cmp byte [rel %3 + EW_VEC], 2
     je .large_zmm
-    jmp [rel %2]
+    ; bytes 0 and 1 above 256: the big word, the SSE2 or AVX2 kernel past
+    ; its own size tests, or another kernel's start (c/kernels-x86_64.c)
+    jmp [rel %3 + EW_BIG]
 .large_zmm:
     ; byte 2 above 512: straight to the AVX-512 kernel's part for n > 8 VEC
-    ; (a direct jump, not the pointer and the kernel's size tests)
+    ; (a direct jump: through the big word ran 2-4 % slower at 768-1024)
     cmp rdx, 512
     ja memasm_k_memmove_gt8v_avx512
     jmp [rel %2]
