@@ -94,7 +94,7 @@ _Alignas(64) struct memasm_entry_words memasm_entry_memcpy MEMASM_HIDDEN =
 _Alignas(64) struct memasm_entry_words memasm_entry_memmove MEMASM_HIDDEN =
     ENTRY_WORDS_BYTE0(32, 0, memasm_k_memmove_gt8v_sse2);
 _Alignas(64) struct memasm_entry_words memasm_entry_memset MEMASM_HIDDEN =
-    ENTRY_WORDS_BYTE0(31, 33, memasm_k_memset_sse2);
+    ENTRY_WORDS_BYTE0(31, 33, 0);
 
 /* The entry points send a copy there only above 256 bytes (every path of
  * entry.asm, with any mix of two installs' words), past the n > 8 VEC of
@@ -102,14 +102,13 @@ _Alignas(64) struct memasm_entry_words memasm_entry_memset MEMASM_HIDDEN =
  * kernels' own size tests are already done.  Any other kernel at its
  * start (byte 2 jumps to the AVX-512 one's second entry itself, after its
  * own n > 512 test). */
-void (*memasm_entry_big_of(memasm_op op, const struct memasm_kernel *k))(void)
+void (*memasm_entry_big_of(const struct memasm_kernel *k))(void)
 {
-    if (op == MEMASM_OP_MEMCPY || op == MEMASM_OP_MEMMOVE) {
-        if (k->fn == (void (*)(void))memasm_k_memmove_sse2 || k->fn == (void (*)(void))memasm_k_memcpy_sse2)
-            return (void (*)(void))memasm_k_memmove_gt8v_sse2;
-        if (k->fn == (void (*)(void))memasm_k_memmove_avx2 || k->fn == (void (*)(void))memasm_k_memcpy_avx2)
-            return (void (*)(void))memasm_k_memmove_gt8v_avx2;
-    }
+    /* memcpy_<isa> is memmove_<isa>'s address (one body) */
+    if (k->fn == (void (*)(void))memasm_k_memmove_sse2)
+        return (void (*)(void))memasm_k_memmove_gt8v_sse2;
+    if (k->fn == (void (*)(void))memasm_k_memmove_avx2)
+        return (void (*)(void))memasm_k_memmove_gt8v_avx2;
     return k->fn;
 }
 
@@ -143,5 +142,6 @@ void memasm_entry_follow(memasm_op op, const struct memasm_kernel *k)
     atomic_store_explicit(&w->vec, v, memory_order_relaxed);
     if (op == MEMASM_OP_MEMSET)
         atomic_store_explicit(&w->small_end, v == 0 ? 33 : 32, memory_order_relaxed);
-    atomic_store_explicit(&w->big, memasm_entry_big_of(op, k), memory_order_relaxed);
+    else
+        atomic_store_explicit(&w->big, memasm_entry_big_of(k), memory_order_relaxed);
 }

@@ -240,7 +240,7 @@ static void (*big_of(memasm_op op, int level))(void)
 {
     for (size_t i = 0; i < memasm_kernels_count; i++)
         if (memasm_kernels[i].op == op && memasm_kernels[i].level == level)
-            return memasm_entry_big_of(op, &memasm_kernels[i]);
+            return memasm_entry_big_of(&memasm_kernels[i]);
     ck_abort_msg("no %s kernel of level %d", memasm_op_name(op), level);
     return NULL;
 }
@@ -293,17 +293,17 @@ START_TEST(entry_mixed_words)
         ck_assert_msg(memasm_isa_set_cap(isa) == 0, "memasm_isa_set_cap(%s) failed", isa);
         for (int y = 0; y < 3; y++)
             for (int z = 0; z < 2; z++)
-                for (int v = 0; v <= 2; v++)
+                for (int v = 0; v <= 2; v++) {
+                    if (ymm_level[y] > cpu || zmm_level[z] > cpu || v > cpu)
+                        continue;
                     for (int e = 0; e < 2; e++)
                         for (int b = 0; b <= cpu; b++) {
-                            if (ymm_level[y] > cpu || zmm_level[z] > cpu || v > cpu)
-                                continue;
                             words_set(&memasm_entry_memcpy, ymm_vals[MEMASM_OP_MEMCPY][y],
                                       zmm_vals[z], v, 0, big_of(MEMASM_OP_MEMCPY, b));
                             words_set(&memasm_entry_memmove, ymm_vals[MEMASM_OP_MEMMOVE][y],
                                       zmm_vals[z], v, 0, big_of(MEMASM_OP_MEMMOVE, b));
                             words_set(&memasm_entry_memset, ymm_vals[MEMASM_OP_MEMSET][y],
-                                      zmm_vals[z], v, small_vals[e], big_of(MEMASM_OP_MEMSET, b));
+                                      zmm_vals[z], v, small_vals[e], NULL);
                             snprintf(label, sizeof label,
                                      "mixed words behind %s kernels: ymm_max #%d, zmm_len %zu, "
                                      "vec %d, memset small_end %zu, big of level %d",
@@ -311,6 +311,7 @@ START_TEST(entry_mixed_words)
                             calls += run_lengths();
                             mixes++;
                         }
+                }
     }
     memasm_isa_set_cap(NULL); /* reinstalls, and rewrites the words */
     t_arena_free(&dst_arena);

@@ -160,8 +160,7 @@ extern memasm_k_memmove_gt8v_avx512
 ;; exits.  The price: at an aligned dst, up to one store more than the
 ;; blocks.
 %macro AFILL_HEAD 3
-    %1 [rdi], %2
-    %1 [rdi + rdx - %3], %2
+    ENDS_SET %1, %2, %3, 0, 1
     lea rcx, [rdi + %3]
     and rcx, -%3
     lea r8, [rdi + rdx - 1]
