@@ -33,9 +33,12 @@ SET(memasm_k_memset_avx2);
 COPY(memasm_k_memcpy_avx512);
 COPY(memasm_k_memmove_avx512);
 SET(memasm_k_memset_avx512);
-/* Second entries of the AVX2 and SSE2 copy kernels: n > 8 VEC, rax = dst. */
+/* Second entries of the AVX2 and SSE2 kernels: n > 8 VEC only (the copies'
+ * also rax = dst already). */
 COPY(memasm_k_memmove_gt8v_sse2);
 COPY(memasm_k_memmove_gt8v_avx2);
+SET(memasm_k_memset_gt8v_sse2);
+SET(memasm_k_memset_gt8v_avx2);
 
 const char *const memasm_isa_names[] = {"sse2", "avx2", "avx512"};
 const int memasm_isa_names_count = 3;
@@ -76,9 +79,9 @@ _Atomic(memasm_set_fn) memasm_cur_memset = memasm_k_memset_sse2;
  *   small_end  (memset) the first size past the general-register class:
  *              33 with byte 0, whose 32 then takes SET_0_31's two xmm
  *              stores instead of the xmm ladder's four, else 32;
- *   big        (copies) where sizes above the entry's own paths go: the
- *              AVX2 or SSE2 kernel's part for n > 8 VEC, past its own size
- *              tests (memasm_entry_big_of).
+ *   big        where bytes 0 and 1 send the sizes above the entry's own
+ *              paths: the AVX2 or SSE2 kernel's part for n > 8 VEC, past
+ *              its own size tests (memasm_entry_big_of).
  * The initial values are byte 0's, what the entry points run before (and
  * without) the constructor.  The struct is memasm_entry_words
  * (c/memasm-internal.h); its offsets are EW_* in entry.asm. */
@@ -94,14 +97,14 @@ _Alignas(64) struct memasm_entry_words memasm_entry_memcpy MEMASM_HIDDEN =
 _Alignas(64) struct memasm_entry_words memasm_entry_memmove MEMASM_HIDDEN =
     ENTRY_WORDS_BYTE0(32, 0, memasm_k_memmove_gt8v_sse2);
 _Alignas(64) struct memasm_entry_words memasm_entry_memset MEMASM_HIDDEN =
-    ENTRY_WORDS_BYTE0(31, 33, 0);
+    ENTRY_WORDS_BYTE0(31, 33, memasm_k_memset_gt8v_sse2);
 
-/* The entry points send a copy there only above 256 bytes (every path of
+/* The entry points send a call there only above 256 bytes (every path of
  * entry.asm, with any mix of two installs' words), past the n > 8 VEC of
  * the SSE2 and AVX2 kernels (128, 256): so their second entries, where the
  * kernels' own size tests are already done.  Any other kernel at its
- * start (byte 2 jumps to the AVX-512 one's second entry itself, after its
- * own n > 512 test). */
+ * start (byte 2 jumps to the AVX-512 ones' second entries itself, after
+ * its own n > 512 test). */
 void (*memasm_entry_big_of(const struct memasm_kernel *k))(void)
 {
     /* memcpy_<isa> is memmove_<isa>'s address (one body) */
@@ -109,6 +112,10 @@ void (*memasm_entry_big_of(const struct memasm_kernel *k))(void)
         return (void (*)(void))memasm_k_memmove_gt8v_sse2;
     if (k->fn == (void (*)(void))memasm_k_memmove_avx2)
         return (void (*)(void))memasm_k_memmove_gt8v_avx2;
+    if (k->fn == (void (*)(void))memasm_k_memset_sse2)
+        return (void (*)(void))memasm_k_memset_gt8v_sse2;
+    if (k->fn == (void (*)(void))memasm_k_memset_avx2)
+        return (void (*)(void))memasm_k_memset_gt8v_avx2;
     return k->fn;
 }
 
@@ -142,6 +149,5 @@ void memasm_entry_follow(memasm_op op, const struct memasm_kernel *k)
     atomic_store_explicit(&w->vec, v, memory_order_relaxed);
     if (op == MEMASM_OP_MEMSET)
         atomic_store_explicit(&w->small_end, v == 0 ? 33 : 32, memory_order_relaxed);
-    else
-        atomic_store_explicit(&w->big, memasm_entry_big_of(k), memory_order_relaxed);
+    atomic_store_explicit(&w->big, memasm_entry_big_of(k), memory_order_relaxed);
 }

@@ -178,7 +178,7 @@ struct memasm_entry_words {
 extern struct memasm_entry_words memasm_entry_memcpy MEMASM_HIDDEN;
 extern struct memasm_entry_words memasm_entry_memmove MEMASM_HIDDEN;
 extern struct memasm_entry_words memasm_entry_memset MEMASM_HIDDEN;
-/* The copies' big word for kernel k (c/kernels-x86_64.c). */
+/* The big word for kernel k (c/kernels-x86_64.c). */
 void (*memasm_entry_big_of(const struct memasm_kernel *k))(void) MEMASM_HIDDEN;
 #endif
 

@@ -303,7 +303,7 @@ START_TEST(entry_mixed_words)
                             words_set(&memasm_entry_memmove, ymm_vals[MEMASM_OP_MEMMOVE][y],
                                       zmm_vals[z], v, 0, big_of(MEMASM_OP_MEMMOVE, b));
                             words_set(&memasm_entry_memset, ymm_vals[MEMASM_OP_MEMSET][y],
-                                      zmm_vals[z], v, small_vals[e], NULL);
+                                      zmm_vals[z], v, small_vals[e], big_of(MEMASM_OP_MEMSET, b));
                             snprintf(label, sizeof label,
                                      "mixed words behind %s kernels: ymm_max #%d, zmm_len %zu, "
                                      "vec %d, memset small_end %zu, big of level %d",

@@ -19,8 +19,8 @@
 ;              else 0);
 ;   small_end  memset: the first size past SET_0_31 (33 with byte 0, else
 ;              32);
-;   big        copies: where bytes 0 and 1 send sizes above 256 (the SSE2 or
-;              AVX2 kernel's part for n > 8 VEC, past its own size test).
+;   big        where bytes 0 and 1 send sizes above 256 (the SSE2 or
+;              AVX2 kernel's part for n > 8 VEC, past its own size tests).
 ; Comparing n with a limit word sends every byte to its path with the same
 ; branch that tests the size, where a test of the byte costs one class or
 ; another a second taken branch (a cycle of the call here).  The first tests
@@ -54,8 +54,11 @@
 ;                      ymm from both ends, above one unaligned store at
 ;                      each end and aligned ones between (AFILL_HEAD),
 ;                      a fixed number per class (192, 256, 384, 512);
-;           32..256    byte 0: xmm, rungs at 64, 128, 192 and 256; more:
-;                      the kernel.
+;           32..256    byte 0: xmm, rungs at 64, 128, 192 and 256;
+;           more       as for the copies: byte 2 above 512 straight to the
+;                      AVX-512 kernel's part for n > 8 VEC, bytes 0 and 1
+;                      through big (through the pointer, the kernel
+;                      made its size tests a second time).
 ; No memset path uses a masked store: a load from a masked store's bytes
 ; cannot take them from the store buffer and waits for the store to reach
 ; the cache, so a fill the program reads back at once ran 0.95x glibc where
@@ -90,7 +93,7 @@ extern memasm_cur_memset
 extern memasm_entry_memcpy
 extern memasm_entry_memmove
 extern memasm_entry_memset
-extern memasm_k_memset_avx512
+extern memasm_k_memset_gt8v_avx512
 extern memasm_k_memmove_gt8v_avx512
 
 ; The words of each operation (struct memasm_entry_words,
@@ -377,7 +380,12 @@ KERNEL memasm_memset
     SET_TOP movdqu, xmm0, 16, 192, 256, SSE_RET
     ALIGN_TARGET
 .large:
+    ; Past the kernels' own size tests: byte 2 straight to the AVX-512
+    ; kernel's part for n > 8 VEC, bytes 0 and 1 through the big word (the
+    ; SSE2 or AVX2 kernel's).  That part of a memset kernel is correct from
+    ; 4 VEC (256 bytes with zmm) up, so every size a mix of words sends here
+    ; (above 256) may take any of them.
     cmp byte [rel memasm_entry_memset + EW_VEC], 2
-    je memasm_k_memset_avx512       ; byte 2: the installed kernel, directly
-    jmp [rel memasm_cur_memset]
+    je memasm_k_memset_gt8v_avx512
+    jmp [rel memasm_entry_memset + EW_BIG]
 KERNEL_END
