@@ -62,7 +62,7 @@ const char *const memasm_config_all_keys[] = {
     "memcpy.erms_min", "memcpy.erms_max", "memcpy.nt_min",  "memset.erms_min", "memset.erms_max",
     "memset.nt_min",   "memset.zva_min",  "memcpy.rvv_min", "memset.rvv_min",
     "memcpy.bwd_prefetch_min", "memcpy.bwd_prefetch_max", "memcpy.bwd_nt_min",
-    "memcpy.erms_min_dist", "memcpy.alias_nt_min",
+    "memcpy.erms_min_dist", "memcpy.alias_nt_min", "memcpy.alias_erms_min",
 };
 const size_t memasm_config_all_keys_count =
     sizeof memasm_config_all_keys / sizeof memasm_config_all_keys[0];

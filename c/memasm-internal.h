@@ -35,7 +35,8 @@
 #define MEMASM_THR_MEMCPY_BWD_GATE 12
 #define MEMASM_THR_MEMCPY_ERMS_MIN_DIST 13 /* x86_64: rep movsb distance */
 #define MEMASM_THR_MEMCPY_ALIAS_NT_MIN 14 /* x86_64: 4K-aliasing copies  */
-#define MEMASM_THR_COUNT 15
+#define MEMASM_THR_MEMCPY_ALIAS_ERMS_MIN 15 /* x86_64: ... by rep movsb */
+#define MEMASM_THR_COUNT 16
 
 #ifndef __ASSEMBLER__
 

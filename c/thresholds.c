@@ -34,7 +34,7 @@ static const uint64_t thr_static[MEMASM_THR_COUNT] = {
     [MEMASM_THR_MEMSET_RVV_MIN] = 64,     [MEMASM_THR_MEMCPY_BWD_PREFETCH_MAX] = NEVER,
     [MEMASM_THR_MEMCPY_BWD_NT_MIN] = NEVER, [MEMASM_THR_MEMCPY_BWD_PREFETCH_MIN] = NEVER,
     [MEMASM_THR_MEMCPY_BWD_GATE] = NEVER, [MEMASM_THR_MEMCPY_ERMS_MIN_DIST] = 64,
-    [MEMASM_THR_MEMCPY_ALIAS_NT_MIN] = NEVER,
+    [MEMASM_THR_MEMCPY_ALIAS_NT_MIN] = NEVER, [MEMASM_THR_MEMCPY_ALIAS_ERMS_MIN] = NEVER,
 };
 
 _Atomic(const uint64_t *) memasm_thr = thr_static;
@@ -84,6 +84,9 @@ const struct memasm_threshold_def memasm_threshold_defs[] = {
     {"memcpy.alias_nt_min", MEMASM_THR_MEMCPY_ALIAS_NT_MIN, 512, NEVER,
      "memcpy/memmove: non-temporal stores from this size instead of rep movsb when dst - src is 1-255 bytes above "
      "a multiple of 4 KiB and not a multiple of 64 (no overlap)"},
+    {"memcpy.alias_erms_min", MEMASM_THR_MEMCPY_ALIAS_ERMS_MIN, 0, NEVER,
+     "memcpy/memmove: rep movsb from this size (inside its window) also when dst - src is 1-255 bytes above a "
+     "multiple of 4 KiB and not a multiple of 64"},
 };
 #elif defined(__aarch64__)
 /*
@@ -230,6 +233,13 @@ void memasm_threshold_defaults(uint64_t out[MEMASM_THR_COUNT])
          * 32 x L2 (which is one Zen 5 CCD's L3).
          */
         out[MEMASM_THR_MEMCPY_ALIAS_NT_MIN] = 32 * l2;
+        /*
+         * Whether rep movsb copes with that aliasing depends on the core:
+         * on Zen 4 it ran such copies 10-20x slower than the vector loop,
+         * on Zen 5 1.1-1.8x faster from 64 KiB (and from 16 KiB than the
+         * SSE2 loop).  The default is the choice that is never far off,
+         * the loop (static NEVER); memasm-tune measures it.
+         */
         if (c->features & MEMASM_F_X86_ERMS) {
             out[MEMASM_THR_MEMCPY_ERMS_MIN] = l1 / 16 * 9;
             out[MEMASM_THR_MEMCPY_ERMS_MAX] = cpy_nt;

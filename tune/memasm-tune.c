@@ -320,6 +320,8 @@ static const struct knob knobs[] = {
 #if defined(__x86_64__)
     {"memcpy.erms_min", "memcpy.erms_max", K_WINDOW, "4xVEC loop", "rep movsb", OP_MEMCPY,
      A_(AL_ALIGNED) | A_(AL_RANDOM), 1, 0, 2048, (size_t)128 << 20, (size_t)64 << 20},
+    {"memcpy.alias_erms_min", NULL, K_SINGLE, "4xVEC loop", "rep movsb", OP_MEMCPY, A_(AL_RANDOM) | A_(AL_ALIAS4K),
+     0, 0, 2048, (size_t)128 << 20, (size_t)64 << 20},
     {"memcpy.nt_min", NULL, K_SINGLE, "cached stores", "non-temporal stores", OP_MEMCPY, A_(AL_ALIGNED), 1, 0,
      (size_t)256 << 10, (size_t)128 << 20, (size_t)64 << 20},
     {"memcpy.alias_nt_min", NULL, K_SINGLE, "cached copy", "backward non-temporal loop", OP_MEMCPY, A_(AL_ALIAS4K),
