@@ -87,6 +87,7 @@ struct cfg {
     unsigned thr_line[MEMASM_THR_COUNT];
     int isa;
     unsigned char isa_src;
+    int file_isa; /* the level the file's own 'isa' line names, -1: none */
     int have_file;
     int cpu_any;
     unsigned fp_have; /* bit per FP_* */
@@ -357,6 +358,8 @@ static int entry(struct cfg *c, int source, unsigned line, const char *p, size_t
         if (level >= 0) {
             c->isa = level;
             c->isa_src = (unsigned char)source;
+            if (source == MEMASM_SRC_FILE)
+                c->file_isa = level;
         } else if (!in_list(memasm_config_all_isas, memasm_config_all_isas_count, v, vn)) {
             struct msg m;
             fail_at(c, &m, source, line);
@@ -586,6 +589,7 @@ static void cfg_init(struct cfg *c, char *problem, size_t problem_cap)
 {
     memset(c, 0, sizeof *c);
     c->isa = -1;
+    c->file_isa = -1;
     c->problem = problem;
     c->problem_cap = problem_cap;
     if (problem_cap)
@@ -727,6 +731,7 @@ int memasm_config_read(const char *path, int system, const char *inline_str,
 
     memset(res, 0, sizeof *res);
     res->isa = -1;
+    res->file_isa = -1;
     res->no_file_path = "";
     cfg_init(&c, res->problem, sizeof res->problem);
     c.system = system;
@@ -774,6 +779,7 @@ int memasm_config_read(const char *path, int system, const char *inline_str,
     memcpy(res->thr_src, c.thr_src, sizeof res->thr_src);
     res->isa = c.isa;
     res->isa_src = c.isa_src;
+    res->file_isa = c.file_isa;
 out:
     errno = saved;
     return r;

@@ -212,29 +212,68 @@ void memasm_threshold_publish(const uint64_t v[MEMASM_THR_COUNT])
  * force (thresholds_follow). */
 static uint32_t thr_given;
 
+/* Keys a configuration file gave that names its own 'isa' level, as
+ * memasm-tune writes it: their values (thr_tuned_v) were measured with the
+ * kernels of that level (thr_tuned_level).  They are in force while the
+ * kernel serving their operation (memcpy's for memcpy.*, memset's for
+ * memset.*) is of that level or above; behind a lower one (MEMASM_ISA, a
+ * cap, a forced kernel) nothing was measured, and they take that level's
+ * defaults, as keys never given do.  Not in thr_given. */
+static uint32_t thr_tuned;
+static int thr_tuned_level;
+static uint64_t thr_tuned_v[MEMASM_THR_COUNT];
+
+/* thr_tuned's keys in force behind the kernels installed now. */
+static uint32_t tuned_in_force(void)
+{
+    uint32_t m = 0;
+    for (size_t j = 0; j < memasm_threshold_defs_count && thr_tuned; j++) {
+        const struct memasm_threshold_def *d = &memasm_threshold_defs[j];
+        memasm_op op = strncmp(d->key, "memset.", 7) == 0 ? MEMASM_OP_MEMSET : MEMASM_OP_MEMCPY;
+        if ((thr_tuned >> d->index & 1) && installed_level[op] >= thr_tuned_level)
+            m |= (uint32_t)1 << d->index;
+    }
+    return m;
+}
+
+int memasm_threshold_tuned_dropped(int index)
+{
+    return index >= 0 && index < MEMASM_THR_COUNT && (thr_tuned >> index & 1) &&
+           !(tuned_in_force() >> index & 1);
+}
+
 void memasm_threshold_apply_defaults(void)
 {
     uint64_t v[MEMASM_THR_COUNT];
     memasm_threshold_defaults(v);
     memasm_threshold_sanitize(v);
     thr_given = 0;
+    thr_tuned = 0;
+    memasm_threshold_publish(v);
+}
+
+/* Compose and publish the set for the kernels installed now: the keys
+ * given keep their values, the tuned ones while their level is in force,
+ * every other takes its default for the levels in force. */
+static void thresholds_compose_now(void)
+{
+    uint64_t given[MEMASM_THR_COUNT], v[MEMASM_THR_COUNT];
+    memcpy(given, (const void *)memasm_thr, sizeof given);
+    for (int i = 0; i < MEMASM_THR_COUNT; i++)
+        if (thr_tuned >> i & 1)
+            given[i] = thr_tuned_v[i];
+    memasm_threshold_compose(v, given, thr_given | tuned_in_force());
     memasm_threshold_publish(v);
 }
 
 /* Some defaults depend on the ISA level of the kernel that reads them
- * (c/thresholds.c).  After an install that changed the level behind memcpy
- * or memset, the set is composed again as a configuration's is: the keys
- * given keep their values, every other takes its default for the new
- * levels. */
+ * (c/thresholds.c), and tuned values hold for one level: after an install
+ * that changed the level behind memcpy or memset, the set is composed
+ * again. */
 static void thresholds_follow(void)
 {
-    if (!memasm_threshold_levels(installed_level[MEMASM_OP_MEMCPY],
-                                 installed_level[MEMASM_OP_MEMSET]))
-        return;
-    uint64_t now[MEMASM_THR_COUNT], v[MEMASM_THR_COUNT];
-    memcpy(now, (const void *)memasm_thr, sizeof now);
-    memasm_threshold_compose(v, now, thr_given);
-    memasm_threshold_publish(v);
+    if (memasm_threshold_levels(installed_level[MEMASM_OP_MEMCPY], installed_level[MEMASM_OP_MEMSET]))
+        thresholds_compose_now();
 }
 
 void memasm_threshold_apply(const struct memasm_threshold_def *d, size_t value, size_t *applied)
@@ -243,6 +282,7 @@ void memasm_threshold_apply(const struct memasm_threshold_def *d, size_t value, 
     memcpy(v, (const void *)memasm_thr, sizeof v);
     v[d->index] = value;
     thr_given |= (uint32_t)1 << d->index;
+    thr_tuned &= ~((uint32_t)1 << d->index);
     memasm_threshold_sanitize(v);
     /* Keep the value just set: if ordering forced a change, move the other
      * bound of the window instead (a start that follows an end this way is
@@ -268,7 +308,9 @@ static struct memasm_config_result cfg_last = {.isa = -1};
 
 int memasm_config_source(int index)
 {
-    return index >= 0 && index < MEMASM_THR_COUNT ? cfg_last.thr_src[index] : MEMASM_SRC_DEFAULT;
+    if (index < 0 || index >= MEMASM_THR_COUNT || memasm_threshold_tuned_dropped(index))
+        return MEMASM_SRC_DEFAULT;
+    return cfg_last.thr_src[index];
 }
 
 int memasm_config_isa(int *source)
@@ -327,11 +369,23 @@ static int load(const char *path, int system, const char *inline_str, int debug)
             memasm_diag(c->problem, NULL, 0, NULL);
         goto out;
     }
-    /* Everything is valid: one publication, then the ISA cap. */
+    /* Everything is valid: one publication, then the ISA cap, then the set
+     * again for the levels that cap leaves in force (the file's tuned keys,
+     * when it names its level, hold only there). */
     thr_given = memasm_config_given(c->thr_src);
+    thr_tuned = 0;
+    if (c->file_isa >= 0) {
+        for (int i = 0; i < MEMASM_THR_COUNT; i++)
+            if (c->thr_src[i] == MEMASM_SRC_FILE)
+                thr_tuned |= (uint32_t)1 << i;
+        thr_given &= ~thr_tuned;
+        thr_tuned_level = c->file_isa;
+        memcpy(thr_tuned_v, c->thr, sizeof thr_tuned_v);
+    }
     memasm_threshold_publish(c->thr);
     if (c->isa >= 0)
         memasm_isa_set_cap_level(c->isa);
+    thresholds_compose_now();
     if (debug) {
         const char *const from[] = {"default ", system ? "system file " : "MEMASM_CONFIG ",
                                     "MEMASM_TUNABLES "};

@@ -203,6 +203,8 @@ struct memasm_config_result {
     unsigned char thr_src[MEMASM_THR_COUNT]; /* MEMASM_SRC_* of each; 0s on failure */
     int isa;                                 /* ISA level asked for, -1: none */
     int isa_src;                             /* MEMASM_SRC_* of isa */
+    int file_isa; /* the level the file's own 'isa' line names (its thresholds
+                   * were tuned with that level's kernels), -1: none */
     int nothing;  /* no file and no inline text: nothing to apply */
     int quiet;    /* the problem is the system file's: print it only when debugging */
     const char *file; /* the file read or refused (the caller's path), or NULL */
@@ -293,6 +295,9 @@ int memasm_config_load(const char *path, const char *inline_str, int debug) MEMA
  * defaults entirely, and its line is printed only when debug (it is still
  * recorded for memasm_config_problem()). */
 int memasm_config_load_system(const char *path, const char *inline_str, int debug) MEMASM_HIDDEN;
+/* Threshold index i came from a file tuned for a higher ISA level than the
+ * kernel now serving its operation, and so holds that level's default. */
+int memasm_threshold_tuned_dropped(int index) MEMASM_HIDDEN;
 
 /* What the last memasm_config_load() did: source (MEMASM_SRC_*) of
  * threshold index i, and of the ISA cap; the problem line (without the

@@ -1278,6 +1278,82 @@ START_TEST(secure_execution_ignores_everything)
 }
 END_TEST
 
+/* A file that names its 'isa' level (as memasm-tune writes it) was tuned
+ * with that level's kernels: behind a lower level its keys take that
+ * level's defaults, and come back with the level; a file without 'isa',
+ * MEMASM_TUNABLES and memasm_threshold_set keep their values at every
+ * level. */
+static size_t tget(const char *key)
+{
+    size_t v = 0;
+    ck_assert_msg(memasm_threshold_get(key, &v) == 0, "memasm_threshold_get(%s)", key);
+    return v;
+}
+
+START_TEST(tuned_file_holds_at_its_level)
+{
+#if defined(__x86_64__)
+    if (memasm_isa_cpu() == 0) {
+        printf("tuned_file_holds_at_its_level: skipped, the CPU has no level above sse2\n");
+        return;
+    }
+    const char *top = memasm_isa_name(memasm_isa_cpu());
+    /* the defaults behind the SSE2 kernels */
+    memasm_threshold_reset();
+    ck_assert(memasm_isa_set_cap("sse2") == 0);
+    size_t d_cpy = tget("memcpy.erms_min"), d_set = tget("memset.erms_min"), d_nt = tget("memcpy.nt_min");
+    ck_assert(memasm_isa_set_cap(NULL) == 0);
+    char text[256];
+    snprintf(text, sizeof text,
+             "cpu = any\nisa = %s\nmemcpy.erms_min = 100K\nmemset.erms_min = 200K\nmemcpy.nt_min = 64M\n", top);
+    const char *tuned = write_text("tuned.conf", text);
+    ck_assert_int_eq(load(tuned, NULL, 0), 0);
+    ck_assert(tget("memcpy.erms_min") == 100 << 10 && tget("memset.erms_min") == 200 << 10 &&
+              tget("memcpy.nt_min") == 64 << 20);
+    ck_assert(memasm_isa_set_cap("sse2") == 0);
+    ck_assert_msg(tget("memcpy.erms_min") == d_cpy && tget("memset.erms_min") == d_set &&
+                      tget("memcpy.nt_min") == d_nt,
+                  "behind sse2 a file tuned for %s still sets %zu, %zu, %zu (defaults %zu, %zu, %zu)", top,
+                  tget("memcpy.erms_min"), tget("memset.erms_min"), tget("memcpy.nt_min"), d_cpy, d_set, d_nt);
+    ck_assert_int_eq(memasm_config_source(MEMASM_THR_MEMCPY_ERMS_MIN), MEMASM_SRC_DEFAULT);
+    ck_assert(memasm_isa_set_cap(NULL) == 0);
+    ck_assert_msg(tget("memcpy.erms_min") == 100 << 10 && tget("memset.erms_min") == 200 << 10 &&
+                      tget("memcpy.nt_min") == 64 << 20,
+                  "the tuned values did not come back with the level");
+    ck_assert_int_eq(memasm_config_source(MEMASM_THR_MEMCPY_ERMS_MIN), MEMASM_SRC_FILE);
+    /* one operation forced down: only its keys */
+    ck_assert(memasm_kernel_force("memset_sse2") == 0);
+    ck_assert(tget("memset.erms_min") == d_set && tget("memcpy.erms_min") == 100 << 10);
+    ck_assert(memasm_kernel_auto(MEMASM_OP_MEMSET) == 0);
+    ck_assert(tget("memset.erms_min") == 200 << 10);
+    /* a key set through the API, and an inline one, hold at every level */
+    ck_assert(memasm_threshold_set("memset.erms_min", 300 << 10, NULL) == 0);
+    ck_assert(memasm_isa_set_cap("sse2") == 0);
+    ck_assert(tget("memset.erms_min") == 300 << 10 && tget("memcpy.erms_min") == d_cpy);
+    ck_assert(memasm_isa_set_cap(NULL) == 0);
+    ck_assert_int_eq(load(tuned, "memcpy.erms_min=50K", 0), 0);
+    ck_assert(memasm_isa_set_cap("sse2") == 0);
+    ck_assert(tget("memcpy.erms_min") == 50 << 10 && tget("memset.erms_min") == d_set);
+    ck_assert(memasm_isa_set_cap(NULL) == 0);
+    /* without 'isa' a file's values are the user's, at every level */
+    const char *plain = write_text("plain.conf", "cpu = any\nmemcpy.erms_min = 100K\n");
+    ck_assert_int_eq(load(plain, NULL, 0), 0);
+    ck_assert(memasm_isa_set_cap("sse2") == 0);
+    ck_assert(tget("memcpy.erms_min") == 100 << 10);
+    ck_assert(memasm_isa_set_cap(NULL) == 0);
+    /* the file's own 'isa' below the CPU's: its level is the one in force */
+    const char *low = write_text("low.conf", "cpu = any\nisa = sse2\nmemcpy.erms_min = 100K\n");
+    ck_assert_int_eq(load(low, NULL, 0), 0);
+    ck_assert_int_eq(memasm_isa_cap(), 0);
+    ck_assert(tget("memcpy.erms_min") == 100 << 10);
+    memasm_isa_set_cap(NULL);
+    memasm_threshold_reset();
+#else
+    printf("tuned_file_holds_at_its_level: no ISA level with its own defaults on this architecture\n");
+#endif
+}
+END_TEST
+
 /* ---- main --------------------------------------------------------------- */
 
 static Suite *suite(void)
@@ -1297,6 +1373,7 @@ static Suite *suite(void)
     tcase_add_test(t, every_key_applied);
     tcase_add_test(t, inline_overrides_file_and_repeats_overwrite);
     tcase_add_test(t, bwd_gate_follows);
+    tcase_add_test(t, tuned_file_holds_at_its_level);
     tcase_add_test(t, numbers);
     tcase_add_test(t, isa_only_narrows);
     tcase_add_test(t, round_trip);

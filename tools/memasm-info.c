@@ -149,6 +149,13 @@ static void text_report(void)
     printf("  MEMASM_CONFIG   %s\n", env_or("MEMASM_CONFIG", "(unset)"));
     printf("  MEMASM_TUNABLES %s\n", env_or("MEMASM_TUNABLES", "(unset)"));
     printf("  MEMASM_ISA      %s\n", env_or("MEMASM_ISA", "(unset)"));
+    int dropped = 0;
+    for (size_t i = 0; i < memasm_threshold_defs_count; i++)
+        dropped += memasm_threshold_tuned_dropped(memasm_threshold_defs[i].index);
+    if (dropped)
+        printf("  tuned keys      %d of the file's, tuned with the kernels of its 'isa' level, are at\n"
+               "                  their defaults behind the lower level in force\n",
+               dropped);
     if (memasm_secure_mode())
         printf("  secure-execution process: MEMASM_* ignored\n");
     /* One status line per problem: the configuration's, then each
