@@ -25,11 +25,14 @@
 ; branch that tests the size, where a test of the byte costs one class or
 ; another a second taken branch (a cycle of the call here).  The first tests
 ; stay at 16 and 32: with random sizes they are the ones mispredicted, and
-; trees that tested 32 first lost 3-10% on the SPEC mixes.
+; trees that tested 32 first lost 3-10% on the SPEC mixes.  Above 16 the
+; copies fall through them: 33..64 takes no taken branch, 17..32 and
+; 0..16 one each (in the SPEC memcpy sizes 32 bytes alone is a third of
+; the calls, 8..16 another third).
 ;
 ; Paths by size:
-;   copies  0..16      general registers (COPY_0_16, small.inc), 8..16 with
-;                      no taken branch (about a third of all memcpy calls);
+;   copies  0..16      general registers (COPY_0_16, small.inc), behind one
+;                      taken branch; 8..16 no further one;
 ;           17..32     two xmm moves (legacy SSE: no transition; at 32 a
 ;                      following overlapping move's loads are forwarded from
 ;                      16-byte stores, not from one 32-byte store);
@@ -236,10 +239,7 @@ extern memasm_k_memmove_gt8v_avx512
 KERNEL %1
     mov rax, rdi
     cmp rdx, 16
-    ja .gt16
-    COPY_0_16
-    ALIGN_TARGET
-.gt16:
+    jbe .le16
     cmp rdx, 32
     jbe .le32
     cmp rdx, [rel %3 + EW_YMM_MAX]
@@ -258,6 +258,9 @@ KERNEL %1
     STEP ENDS_LOAD, ENDS_STORE, vmovdqu, ymm, 32, 1, 4
     STEP ENDS_LOAD, ENDS_STORE, vmovdqu, ymm, 32, 4, 6
     STEP_LAST ENDS_LOAD, ENDS_STORE, vmovdqu, ymm, 32, 6, 8
+    ALIGN_TARGET
+.le16:
+    COPY_0_16
     ALIGN_TARGET
 .le32:
     ENDS_LOAD movdqu, xmm, 16, 0, 1
