@@ -162,16 +162,18 @@ extern memasm_k_memmove_gt8v_avx512
 ;; 1) goes to the next block from the bottom (odd j) or the top (even j),
 ;; so j stores cover L <= jW, that is every n <= (j+1)W + 1, and stay
 ;; inside [rcx, r8) while L >= ceil(j/2) W.  A size class [lo, hi] takes
-;; one count, j = (hi - 2) / W, where that holds at lo: at 129, 193, 257
-;; and 385 it does for the classes to 192, 256, 384 and 512.  One count per
-;; class, not a test per block: the blocks' number varies with the
-;; alignment at one n, so a test on it is mispredicted when alignments
+;; one count, j = (hi - 2) / W, where that holds at lo: at 129, 193, 257,
+;; 321 and 385 it does for the classes to 192, 256, 320, 384 and 512.  One
+;; count per class, not a test per block: the blocks' number varies with
+;; the alignment at one n, so a test on it is mispredicted when alignments
 ;; vary, and a test of n per block gives nearby sizes of one mix different
 ;; exits.  The price: at an aligned dst, up to one store more than the
-;; blocks.  AFILL_SET issues its stores in ascending address order, and
-;; the class stores the vector at the end after them: stores reach the
-;; cache in program order, and cold fills of 256-512 bytes ran 0.85-0.90x
-;; glibc with the ends first and the blocks alternating, 0.92-0.96x so.
+;; blocks.  Stores reach the cache in program order, so every class
+;; issues its stores in ascending address order: the bottom ones it shares
+;; with the larger classes (AFILL_LOW) before its size test, then its own
+;; top ones (AFILL_HIGH) and the vector at the end.  With the top stores
+;; shared and the larger classes' middle ones after them, cold 256-512-byte
+;; fills ran 4-8 % slower.
 %macro AFILL_HEAD 3
     %1 [rdi], %2
     lea rcx, [rdi + %3]
@@ -188,8 +190,9 @@ extern memasm_k_memmove_gt8v_avx512
     %1 [r8 - k / 2 * %3], %2
 %endif
 %endmacro
-;; AFILL_SET mov, reg, W, first, last: stores first..last
-%macro AFILL_SET 5
+;; AFILL_LOW / AFILL_HIGH mov, reg, W, first, last: the odd (bottom) or
+;; even (top) stores among first..last, in ascending address order
+%macro AFILL_LOW 5
 %assign j %4
 %rep %5 - %4 + 1
 %if j % 2
@@ -197,6 +200,8 @@ extern memasm_k_memmove_gt8v_avx512
 %endif
 %assign j j + 1
 %endrep
+%endmacro
+%macro AFILL_HIGH 5
 %assign j %5
 %rep %5 - %4 + 1
 %if j % 2 == 0
@@ -204,6 +209,14 @@ extern memasm_k_memmove_gt8v_avx512
 %endif
 %assign j j - 1
 %endrep
+%endmacro
+;; Y_AFILL_END last: byte 1's class end, its top stores among 1..last, the
+;; vector at the end, and the return
+%macro Y_AFILL_END 1
+    AFILL_HIGH vmovdqa, ymm0, 32, 1, %1
+    vmovdqu [rdi + rdx - 32], ymm0
+    vzeroupper
+    ret
 %endmacro
 
 ;; SET_TOP mov, reg, W, mid, top, exit: the top class of a fill ladder,
@@ -340,21 +353,24 @@ KERNEL memasm_memset
     ALIGN_TARGET
 .y_gt64:
     ; byte 1, 65..512: 65..128 two pairs from both ends; above, the
-    ; aligned fill (AFILL_HEAD) with 5, 7, 11 or 15 aligned stores for n up
-    ; to 192, 256, 384 and 512 (the same size tests as the pairs had)
+    ; aligned fill (AFILL_HEAD) with 5, 7, 9, 11 or 15 aligned stores for
+    ; n up to 192, 256, 320, 384 and 512.  257..320 (292 and 296 bytes
+    ; are 8.6 % of SPEC's memset calls) takes no branch after the test of
+    ; 256; 385..512 takes two and stores up to two vectors more than 448
+    ; needs (0.2 % of the calls: one class less, one test less)
     cmp edx, 256
     ja .y_gt256
     cmp edx, 128
     jbe .y_le128
     AFILL_HEAD vmovdqu, ymm0, 32
-    AFILL_SET vmovdqa, ymm0, 32, 1, 5
+    AFILL_LOW vmovdqa, ymm0, 32, 1, 5
     cmp edx, 192
-    jbe .y_done
-    AFILL_SET vmovdqa, ymm0, 32, 6, 7
-.y_done:
-    vmovdqu [rdi + rdx - 32], ymm0
-    vzeroupper
-    ret
+    ja .y_gt192
+    Y_AFILL_END 5
+    ALIGN_TARGET
+.y_gt192:
+    AFILL_LOW vmovdqa, ymm0, 32, 6, 7
+    Y_AFILL_END 7
     ALIGN_TARGET
 .y_le128:
     ENDS_SET vmovdqu, ymm0, 32, 0, 2
@@ -363,13 +379,20 @@ KERNEL memasm_memset
     ALIGN_TARGET
 .y_gt256:
     AFILL_HEAD vmovdqu, ymm0, 32
-    AFILL_SET vmovdqa, ymm0, 32, 1, 11
+    AFILL_LOW vmovdqa, ymm0, 32, 1, 9
+    cmp edx, 320
+    ja .y_gt320
+    Y_AFILL_END 9
+    ALIGN_TARGET
+.y_gt320:
+    AFILL_LOW vmovdqa, ymm0, 32, 10, 11
     cmp edx, 384
-    jbe .y_done
-    AFILL_SET vmovdqa, ymm0, 32, 12, 15
-    vmovdqu [rdi + rdx - 32], ymm0
-    vzeroupper
-    ret
+    ja .y_gt384
+    Y_AFILL_END 11
+    ALIGN_TARGET
+.y_gt384:
+    AFILL_LOW vmovdqa, ymm0, 32, 12, 15
+    Y_AFILL_END 15
     ; .big (byte 0 from 33 bytes, byte 2 above 64) starts half way into a
     ; 64-byte line, where it was before the aligned fill above grew the
     ; code: at a line start the SSE2 memset mix ran 3-4 % slower (the
