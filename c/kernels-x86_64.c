@@ -70,10 +70,8 @@ _Atomic(memasm_set_fn) memasm_cur_memset = memasm_k_memset_sse2;
  * kernel keeps the entry points at the ISA level of the kernel behind them.
  *   vec        2 the AVX-512 kernel is installed (zmm; the entry points then
  *              jump to it directly), 1 an AVX2 kernel (ymm), 0 SSE2;
- *   ymm_max    the last size of the ymm class from 32: 512 with byte 1
- *              (memmove 256: above, its kernel loop ran faster on moves that
- *              read what the last one wrote), 64 with byte 2, 32 (memset 31)
- *              with byte 0, none;
+ *   ymm_max    the last size of the ymm class from 32: 512 with byte 1,
+ *              64 with byte 2, 32 (memset 31) with byte 0, none;
  *   zmm_len    how many sizes from 65 the zmm class takes: 448 (to 512)
  *              with byte 2, 0 otherwise;
  *   small_end  (memset) the first size past the general-register class:
@@ -128,16 +126,15 @@ void memasm_entry_follow(memasm_op op, const struct memasm_kernel *k)
         [MEMASM_OP_MEMSET] = (void (*)(void))memasm_k_memset_avx512,
     };
     struct memasm_entry_words *w;
-    size_t ymm_wide;
     switch (op) {
     case MEMASM_OP_MEMCPY:
-        w = &memasm_entry_memcpy, ymm_wide = 512;
+        w = &memasm_entry_memcpy;
         break;
     case MEMASM_OP_MEMMOVE:
-        w = &memasm_entry_memmove, ymm_wide = 256;
+        w = &memasm_entry_memmove;
         break;
     case MEMASM_OP_MEMSET:
-        w = &memasm_entry_memset, ymm_wide = 512;
+        w = &memasm_entry_memset;
         break;
     default:
         return;
@@ -145,7 +142,7 @@ void memasm_entry_follow(memasm_op op, const struct memasm_kernel *k)
     unsigned char v = k->fn == avx512[op] ? 2 : k->level >= 1;
     size_t none = op == MEMASM_OP_MEMSET ? 31 : 32;
     atomic_store_explicit(&w->zmm_len, v == 2 ? 448 : 0, memory_order_relaxed);
-    atomic_store_explicit(&w->ymm_max, v == 2 ? 64 : v == 1 ? ymm_wide : none, memory_order_relaxed);
+    atomic_store_explicit(&w->ymm_max, v == 2 ? 64 : v == 1 ? 512 : none, memory_order_relaxed);
     atomic_store_explicit(&w->vec, v, memory_order_relaxed);
     if (op == MEMASM_OP_MEMSET)
         atomic_store_explicit(&w->small_end, v == 0 ? 33 : 32, memory_order_relaxed);

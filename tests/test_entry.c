@@ -271,7 +271,7 @@ START_TEST(entry_mixed_words)
      * byte 1 limit; the level each needs */
     static const size_t ymm_vals[MEMASM_OP_COUNT][3] = {
         [MEMASM_OP_MEMCPY] = {32, 64, 512},
-        [MEMASM_OP_MEMMOVE] = {32, 64, 256},
+        [MEMASM_OP_MEMMOVE] = {32, 64, 512},
         [MEMASM_OP_MEMSET] = {31, 64, 512},
     };
     static const int ymm_level[3] = {0, 2, 1};
