@@ -318,11 +318,12 @@ KERNEL %1
     lea rcx, [rdx - 65]
     cmp rcx, [rel %3 + EW_ZMM_LEN]
     jae .not_zmm
-    ; byte 2, 65..512
+    ; byte 2, 65..512, the stores above 128 ascending as byte 1's above
+    ; 256 (memmove random hot 256-512 B +3-8 %)
     STEP ENDS_LOAD, ENDS_STORE, vmovdqu64, zmm, 64, 0, 1
-    STEP ENDS_LOAD, ENDS_STORE, vmovdqu64, zmm, 64, 1, 2
-    STEP ENDS_LOAD, ENDS_STORE, vmovdqu64, zmm, 64, 2, 3
-    STEP_LAST ENDS_LOAD, ENDS_STORE, vmovdqu64, zmm, 64, 3, 4
+    STEP ENDS_LOAD, ENDS_STORE_UP, vmovdqu64, zmm, 64, 1, 2
+    STEP ENDS_LOAD, ENDS_STORE_UP, vmovdqu64, zmm, 64, 2, 3
+    STEP_LAST ENDS_LOAD, ENDS_STORE_UP, vmovdqu64, zmm, 64, 3, 4
     ALIGN_TARGET
 .not_zmm:
     cmp rdx, 256
