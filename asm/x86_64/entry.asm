@@ -37,9 +37,9 @@
 ;                      following overlapping move's loads are forwarded from
 ;                      16-byte stores, not from one 32-byte store);
 ;           33..ymm_max   ymm from both ends, loads first, rungs at 64, 128,
-;                      256, 384 and 512;
+;                      256, 384 and 512 (stores ascending above 256);
 ;           65..512    byte 2: zmm from both ends, rungs at 128, 256, 384
-;                      and 512;
+;                      and 512 (stores ascending above 128);
 ;           33..256    byte 0: xmm from both ends, rungs at 64, 128, 192
 ;                      and 256;
 ;           more       the kernel: byte 2 above 512 jumps straight to the
@@ -56,7 +56,8 @@
 ;                      the rung (128, 256, 384, 512) needs; byte 1: 65..128
 ;                      ymm from both ends, above one unaligned store at
 ;                      each end and aligned ones between (AFILL_HEAD),
-;                      a fixed number per class (192, 256, 384, 512);
+;                      a fixed number per class (192, 256, 320, 384,
+;                      512);
 ;           32..256    byte 0: xmm, rungs at 64, 128, 192 and 256;
 ;           more       as for the copies: byte 2 above 512 straight to the
 ;                      AVX-512 kernel's part for n > 8 VEC, bytes 0 and 1
