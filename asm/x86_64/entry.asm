@@ -126,29 +126,31 @@ extern memasm_k_memmove_gt8v_avx512
 %endrep
 %endmacro
 %macro ENDS_STORE 5
-%assign i %4
-%rep %5 - %4
-    %1 [rdi + i * %3], %2 %+ %eval(2 * i)
-%assign i i + 1
-%endrep
-%assign i %4
-%rep %5 - %4
-    %1 [rdi + rdx - (i + 1) * %3], %2 %+ %eval(2 * i + 1)
-%assign i i + 1
-%endrep
+    ENDS_STORE_ORDER %1, %2, %3, %4, %5, 0
 %endmacro
 ;; ENDS_STORE_UP mov, R, W, lo, hi: as ENDS_STORE, in ascending address
 ;; order (the lows up, then the highs up)
 %macro ENDS_STORE_UP 5
+    ENDS_STORE_ORDER %1, %2, %3, %4, %5, 1
+%endmacro
+;; ENDS_STORE_ORDER mov, R, W, lo, hi, up: the lows up, then the highs
+;; down from the end (up = 0) or up towards it (up = 1)
+%macro ENDS_STORE_ORDER 6
 %assign i %4
 %rep %5 - %4
     %1 [rdi + i * %3], %2 %+ %eval(2 * i)
 %assign i i + 1
 %endrep
+%if %6
 %assign i %5 - 1
+%assign step -1
+%else
+%assign i %4
+%assign step 1
+%endif
 %rep %5 - %4
     %1 [rdi + rdx - (i + 1) * %3], %2 %+ %eval(2 * i + 1)
-%assign i i - 1
+%assign i i + step
 %endrep
 %endmacro
 %macro ENDS_SET 5
