@@ -69,6 +69,12 @@ bench: bench/memasm-bench$(EXEEXT)
 	./bench/memasm-bench$(EXEEXT) $(BENCH_FLAGS)
 .PHONY: bench
 
+# bench/compare.sh (two builds over several processes, bench/README.md):
+# run end to end on this build's libmemasm.so, its refusals checked (no
+# timing is asserted; skipped on a cross build).
+TESTS += bench/test-compare.sh
+EXTRA_DIST += bench/compare.sh bench/test-compare.sh
+
 # Unit tests of the harness logic (no timing is asserted).
 if HAVE_CHECK
 check_PROGRAMS += bench/test-harness
