@@ -6,7 +6,7 @@
 #
 #   bench/compare.sh [options] OLD=PATH NEW=PATH [-- memasm-bench options]
 #
-#   -n N        processes (default 6; an even number balances the orders)
+#   -n N        processes (default 8; an even number balances the orders)
 #   -l LEVEL    cap both sides to sse2, avx2 or avx512 (x86_64): MEMASM_ISA
 #               for libmemasm, GLIBC_TUNABLES' hwcaps for glibc 2.36;
 #               default: no cap
@@ -19,12 +19,13 @@
 # (time(glibc)/time(build): median [min-max] over the processes) and NEW/OLD,
 # the median of the per-process ratios of the two builds, which is what to
 # read: both ran interleaved in the same process.  A "*" marks a row where
-# NEW/OLD was on the same side of 1 in every process.  The mixes' rows are
-# keyed by name (their mean size moves with the seed).
+# NEW/OLD was on the same side of 1 in every process (by chance, 2^(1-N)
+# of the rows of identical code: use N >= 8 for sweeps).  The mixes' rows
+# are keyed by name (their mean size moves with the seed).
 set -eu
 
 usage() {
-    sed -n '2,24s/^# \{0,1\}//p' "$0"
+    sed -n '2,25s/^# \{0,1\}//p' "$0"
     exit 0
 }
 die() {
@@ -32,7 +33,7 @@ die() {
     exit 2
 }
 
-nproc_=6
+nproc_=8
 level=
 bench=
 keep=
