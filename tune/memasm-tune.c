@@ -6,7 +6,7 @@
  * How, in order (tune/README.md has the reasoning and the figures):
  *   1. The ISA level: each level the CPU has, against the highest, on the
  *      size mixes and a sweep of small and medium sizes; a lower level is
- *      kept only when it is clearly faster.
+ *      kept only when it is clearly faster.  (--isa names it instead.)
  *   2. Every threshold key of the architecture, one "knob" at a time, in
  *      the order the kernels consult them (a window before the strategy
  *      that overrides it), each with the knobs before it already tuned: at
@@ -73,7 +73,8 @@ static struct {
     const char *mix;
     int verbose;
     int no_verify;
-} opt = {.output = "memasm.conf", .threads = 1};
+    int isa; /* --isa: the level to tune at (not measured), or -1 */
+} opt = {.output = "memasm.conf", .threads = 1, .isa = -1};
 
 static char options_text[512]; /* the command line, for the file's header */
 
@@ -312,6 +313,9 @@ struct knob {
     int zero;            /* memset of zero                            */
     size_t lo, hi;       /* grid (sizes, or distances for K_DIST)     */
     size_t quick_hi;     /* --quick: the grid stops here              */
+    const char *min_isa; /* only the kernels from this level have B (NULL:
+                            every level); below, A and B run the same
+                            loop and the knob is not measured */
 };
 
 #define A_(x) (1u << (x))
@@ -319,34 +323,35 @@ struct knob {
 static const struct knob knobs[] = {
 #if defined(__x86_64__)
     {"memcpy.erms_min", "memcpy.erms_max", K_WINDOW, "4xVEC loop", "rep movsb", OP_MEMCPY,
-     A_(AL_ALIGNED) | A_(AL_RANDOM), 1, 0, 2048, (size_t)128 << 20, (size_t)64 << 20},
+     A_(AL_ALIGNED) | A_(AL_RANDOM), 1, 0, 2048, (size_t)128 << 20, (size_t)64 << 20, NULL},
     {"memcpy.alias_erms_min", NULL, K_SINGLE, "4xVEC loop", "rep movsb", OP_MEMCPY, A_(AL_RANDOM) | A_(AL_ALIAS4K),
-     0, 0, 2048, (size_t)128 << 20, (size_t)64 << 20},
+     0, 0, 2048, (size_t)128 << 20, (size_t)64 << 20, NULL},
     {"memcpy.nt_min", NULL, K_SINGLE, "cached stores", "non-temporal stores", OP_MEMCPY, A_(AL_ALIGNED), 1, 0,
-     (size_t)256 << 10, (size_t)128 << 20, (size_t)64 << 20},
+     (size_t)256 << 10, (size_t)128 << 20, (size_t)64 << 20, NULL},
     {"memcpy.alias_nt_min", NULL, K_SINGLE, "cached copy", "backward non-temporal loop", OP_MEMCPY, A_(AL_ALIAS4K),
-     0, 0, (size_t)1 << 20, (size_t)128 << 20, (size_t)64 << 20},
+     0, 0, (size_t)1 << 20, (size_t)128 << 20, (size_t)64 << 20, NULL},
     {"memcpy.erms_min_dist", NULL, K_DIST, "4xVEC loop", "rep movsb", OP_MOVE_FWD, A_(AL_ALIGNED), 0, 0, 64,
-     (size_t)1 << 20, (size_t)1 << 20},
+     (size_t)1 << 20, (size_t)1 << 20, NULL},
     {"memcpy.bwd_nt_min", NULL, K_HALF, "cached backward loop", "non-temporal backward loop", OP_MOVE_BWD,
-     A_(AL_ALIGNED), 0, 0, (size_t)1 << 20, (size_t)128 << 20, (size_t)64 << 20},
+     A_(AL_ALIGNED), 0, 0, (size_t)1 << 20, (size_t)128 << 20, (size_t)64 << 20, NULL},
     {"memcpy.bwd_prefetch_min", "memcpy.bwd_prefetch_max", K_WINDOW, "plain backward loop", "prefetching backward loop",
-     OP_MOVE_BWD, A_(AL_ALIGNED), 0, 0, (size_t)16 << 10, (size_t)4 << 20, (size_t)4 << 20},
+     OP_MOVE_BWD, A_(AL_ALIGNED), 0, 0, (size_t)16 << 10, (size_t)4 << 20, (size_t)4 << 20, "avx512"},
     {"memset.erms_min", "memset.erms_max", K_WINDOW, "4xVEC loop", "rep stosb", OP_MEMSET, A_(AL_ALIGNED), 1, 0,
-     2048, (size_t)128 << 20, (size_t)64 << 20},
+     2048, (size_t)128 << 20, (size_t)64 << 20, NULL},
     {"memset.nt_min", NULL, K_SINGLE, "cached stores", "non-temporal stores", OP_MEMSET, A_(AL_ALIGNED), 1, 0,
-     (size_t)256 << 10, (size_t)128 << 20, (size_t)64 << 20},
+     (size_t)256 << 10, (size_t)128 << 20, (size_t)64 << 20, NULL},
 #elif defined(__aarch64__)
     {"memcpy.nt_min", NULL, K_SINGLE, "cached stores", "non-temporal pair stores", OP_MEMCPY, A_(AL_ALIGNED), 1, 0,
-     (size_t)256 << 10, (size_t)128 << 20, (size_t)64 << 20},
+     (size_t)256 << 10, (size_t)128 << 20, (size_t)64 << 20, NULL},
     {"memset.zva_min", NULL, K_SINGLE, "stores", "dc zva", OP_MEMSET, A_(AL_ALIGNED), 0, 1, 256, (size_t)16 << 20,
-     (size_t)16 << 20},
+     (size_t)16 << 20, NULL},
     {"memset.nt_min", NULL, K_SINGLE, "cached stores", "non-temporal pair stores", OP_MEMSET, A_(AL_ALIGNED), 1, 0,
-     (size_t)256 << 10, (size_t)128 << 20, (size_t)64 << 20},
+     (size_t)256 << 10, (size_t)128 << 20, (size_t)64 << 20, NULL},
 #elif defined(__riscv)
     {"memcpy.rvv_min", NULL, K_SINGLE, "scalar copy", "vector copy", OP_MEMCPY, A_(AL_ALIGNED) | A_(AL_RANDOM), 0, 0,
-     1, 4096, 4096},
-    {"memset.rvv_min", NULL, K_SINGLE, "scalar fill", "vector fill", OP_MEMSET, A_(AL_ALIGNED), 0, 0, 1, 4096, 4096},
+     1, 4096, 4096, "rvv"},
+    {"memset.rvv_min", NULL, K_SINGLE, "scalar fill", "vector fill", OP_MEMSET, A_(AL_ALIGNED), 0, 0, 1, 4096, 4096,
+     "rvv"},
 #endif
 };
 #define NKNOBS (sizeof knobs / sizeof knobs[0])
@@ -487,6 +492,16 @@ static void tune_knob(size_t ki, struct tcfg *cur)
     o->npoints = grid_of(k, o->grid);
     step_begin(k->key);
 
+    if (k->min_isa && cur->isa < memasm_isa_level(k->min_isa)) {
+        /* Timing two identical strategies would only pick a value out of
+         * the noise and credit it with a gain. */
+        o->skipped = 1;
+        snprintf(o->remark, sizeof o->remark,
+                 "not measured: the kernels below %s have no %s, and the level tuned for is %s; default kept",
+                 k->min_isa, k->b, memasm_isa_name(cur->isa));
+        work_done += point_weight(0, 1) * (double)o->npoints;
+        return;
+    }
     size_t fixed = 0;
     if (k->kind == K_DIST) {
         fixed = dist_size(cur);
@@ -707,6 +722,14 @@ static void tune_isa(struct tcfg *cur)
 {
     int top = memasm_isa_cpu();
     step_begin("isa");
+    if (opt.isa >= 0) {
+        snprintf(isa_remark, sizeof isa_remark,
+                 "set by --isa %s, not measured: every threshold here was tuned with it in force",
+                 memasm_isa_name(opt.isa));
+        cur->isa = opt.isa;
+        cfg_normalize(cur);
+        return;
+    }
     if (top == 0) {
         snprintf(isa_remark, sizeof isa_remark, "the CPU has the baseline level only: nothing to choose");
         return;
@@ -979,6 +1002,9 @@ static void usage(FILE *f)
             "                        instead of the SPEC CPU2017 tables: a profile as\n"
             "                        libmemasm-profile.so writes it (MEMASM_PROFILE=FILE), or a size\n"
             "                        table (value<TAB>count lines, '#' comments)\n"
+            "      --isa LEVEL       tune at this ISA level (a cap the file then sets) instead of\n"
+            "                        choosing one: the thresholds fit the kernels that will run\n"
+            "                        under it, and the checks compare with the defaults at it\n"
             "      --no-verify       skip the check against the defaults and the oracle\n"
             "  -v, --verbose         every measured point on stderr\n"
             "  -h, --help            this text\n");
@@ -997,12 +1023,13 @@ static void record_options(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-    enum { O_OBJ = 256, O_THREADS, O_MIX, O_NOVERIFY };
+    enum { O_OBJ = 256, O_THREADS, O_MIX, O_NOVERIFY, O_ISA };
     static const struct option lo[] = {
         {"output", required_argument, 0, 'o'}, {"quick", no_argument, 0, 'q'},
         {"force", no_argument, 0, 'f'},        {"objective", required_argument, 0, O_OBJ},
         {"threads", required_argument, 0, O_THREADS}, {"mix", required_argument, 0, O_MIX},
         {"no-verify", no_argument, 0, O_NOVERIFY}, {"verbose", no_argument, 0, 'v'},
+        {"isa", required_argument, 0, O_ISA},
         {"help", no_argument, 0, 'h'},         {0, 0, 0, 0},
     };
     record_options(argc, argv);
@@ -1035,6 +1062,16 @@ int main(int argc, char **argv)
         }
         case O_MIX: opt.mix = optarg; break;
         case O_NOVERIFY: opt.no_verify = 1; break;
+        case O_ISA:
+            opt.isa = memasm_isa_level(optarg);
+            if (opt.isa < 0) {
+                fprintf(stderr, "memasm-tune: --isa: no level '%.40s' on this architecture (", optarg);
+                for (int l = 0; l < memasm_isa_count(); l++)
+                    fprintf(stderr, "%s%s", l ? ", " : "", memasm_isa_name(l));
+                fprintf(stderr, ")\n");
+                return 2;
+            }
+            break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
@@ -1045,6 +1082,11 @@ int main(int argc, char **argv)
     }
     if (opt.output[0] == 0) {
         fprintf(stderr, "memasm-tune: --output needs a file name\n");
+        return 2;
+    }
+    if (opt.isa > memasm_isa_cpu()) {
+        fprintf(stderr, "memasm-tune: --isa %s: this CPU's highest level is %s\n", memasm_isa_name(opt.isa),
+                memasm_isa_name(memasm_isa_cpu()));
         return 2;
     }
     char why[600];
@@ -1058,10 +1100,12 @@ int main(int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
 
-    /* Start from the library's own defaults, whatever the environment said. */
+    /* Start from the library's own defaults, whatever the environment said
+     * (with --isa, the defaults at that level: what the checks compare
+     * the file against). */
     for (int op = 0; op < MEMASM_OP_COUNT; op++)
         memasm_kernel_auto((memasm_op)op);
-    memasm_isa_set_cap(NULL);
+    memasm_isa_set_cap(opt.isa >= 0 ? memasm_isa_name(opt.isa) : NULL);
     memasm_threshold_reset();
     nkeys = memasm_threshold_count();
     if (nkeys > MAX_KEYS)
@@ -1082,7 +1126,7 @@ int main(int argc, char **argv)
     /* Work plan, for the progress estimate. */
     tty = isatty(STDERR_FILENO);
     step_count = 1 + (int)NKNOBS + (opt.no_verify ? 0 : (int)NKNOBS + 1);
-    work_total = 2.0 * (1 + N_ISA_SIZES * 2);
+    work_total = opt.isa >= 0 ? 0 : 2.0 * (1 + N_ISA_SIZES * 2);
     for (size_t ki = 0; ki < NKNOBS; ki++) {
         size_t g[MAX_POINTS], n = grid_of(&knobs[ki], g);
         struct wlset s;

@@ -1,0 +1,69 @@
+#!/bin/sh
+# isa.sh -- memasm-tune --isa: an unknown level and one above the CPU's are
+# refused (status 2, a message, no file); a quick run at the baseline level
+# writes a file that caps the library there, and the knob that only a
+# higher level's kernels have is reported as not measured, its default
+# kept.  Native builds only: it runs the tuner (about 10 s), asserting
+# nothing about its figures.
+# Exit status: 0 pass, 1 fail, 77 skipped (automake's convention).
+if [ -n "${TEST_EMULATOR:-}" ]; then
+    echo "SKIP: runs memasm-tune natively only (cross build)"
+    exit 77
+fi
+tune=${MEMASM_TUNE:-./memasm-tune}
+info=./memasm-info
+dir=$(mktemp -d "${TMPDIR:-/tmp}/memasm-isa.XXXXXX") || exit 1
+trap 'rm -rf "$dir"' EXIT
+fail() {
+    echo "FAIL: $*"
+    for f in "$dir/log" "$dir/err"; do [ ! -f "$f" ] || cat "$f"; done
+    exit 1
+}
+
+# The CPU's level, and the levels of its architecture, lowest first.
+cpu=$("$info" | sed -n 's/^isa: *cpu \([a-z0-9]*\),.*/\1/p')
+[ -n "$cpu" ] || fail "memasm-info names no CPU level"
+case $cpu in
+sse2 | avx2 | avx512) all="sse2 avx2 avx512" ;;
+generic | neon | sve) all="generic neon sve" ;;
+scalar | rvv) all="scalar rvv" ;;
+*) fail "unknown level '$cpu'" ;;
+esac
+base=${all%% *}
+
+refused() {
+    what=$1
+    shift
+    "$tune" --quick --no-verify --output "$dir/no.conf" "$@" > "$dir/log" 2> "$dir/err"
+    rc=$?
+    [ "$rc" -eq 2 ] || fail "$what: status $rc, not 2"
+    grep -q "^memasm-tune: --isa" "$dir/err" || fail "$what: no message"
+    [ ! -e "$dir/no.conf" ] || fail "$what: a file was written"
+}
+refused "an unknown level" --isa avx3000
+above=$(echo "$all" | tr ' ' '\n' | sed -n "/^$cpu\$/{n;p;}")
+if [ -n "$above" ]; then
+    refused "a level above the CPU's ($above)" --isa "$above"
+    echo "ok: --isa $above refused on a $cpu CPU"
+else
+    echo "note: the CPU has the highest level ($cpu); no level above it to refuse"
+fi
+
+# A quick run at the baseline level.
+"$tune" --quick --no-verify --isa "$base" --output "$dir/t.conf" > "$dir/log" 2> "$dir/err" ||
+    fail "memasm-tune --isa $base: status $?"
+grep -q "^isa = $base\$" "$dir/t.conf" || fail "the file does not set isa = $base"
+grep -q "set by --isa $base" "$dir/t.conf" || fail "the file does not say the level was set by --isa"
+MEMASM_CONFIG=$dir/t.conf "$info" > "$dir/info" 2>&1 || fail "memasm-info with the file: status $?"
+grep -q "^isa: *cpu $cpu, in force $base (file)" "$dir/info" ||
+    { cat "$dir/info"; fail "the file does not cap the library at $base"; }
+grep -q "status *ok" "$dir/info" || { cat "$dir/info"; fail "the library did not accept the file"; }
+if [ "$base" = sse2 ] || [ "$base" = scalar ]; then
+    # the knob only a higher level's kernels have
+    key=$([ "$base" = sse2 ] && echo memcpy.bwd_prefetch_min || echo memcpy.rvv_min)
+    grep -q "^$key .*not measured" "$dir/log" ||
+        fail "$key was measured at $base (its strategies are the same code there)"
+    echo "ok: $key not measured at $base"
+fi
+echo "ok: --isa $base wrote a file that caps the library at $base"
+exit 0
