@@ -1,9 +1,9 @@
 #!/bin/sh
 # isa.sh -- memasm-tune --isa: an unknown level and one above the CPU's are
 # refused (status 2, a message, no file); a quick run at the baseline level
-# writes a file that caps the library there, and the knob that only a
-# higher level's kernels have is reported as not measured, its default
-# kept.  Native builds only: it runs the tuner (about 10 s), asserting
+# writes a file that caps the library there with its thresholds in force,
+# and the knob that only a higher level's kernels have is reported as not
+# measured, its default kept.  Native builds only: it runs the tuner (about 10 s), asserting
 # nothing about its figures.
 # Exit status: 0 pass, 1 fail, 77 skipped (automake's convention).
 if [ -n "${TEST_EMULATOR:-}" ]; then
@@ -58,6 +58,11 @@ MEMASM_CONFIG=$dir/t.conf "$info" > "$dir/info" 2>&1 || fail "memasm-info with t
 grep -q "^isa: *cpu $cpu, in force $base (file)" "$dir/info" ||
     { cat "$dir/info"; fail "the file does not cap the library at $base"; }
 grep -q "status *ok" "$dir/info" || { cat "$dir/info"; fail "the library did not accept the file"; }
+# at the file's own level its thresholds are the ones in force
+nthr=$(grep -c -E '^  [a-z]+\.[a-z_]+ += ' "$dir/info")
+nfile=$(grep -c -E '^  [a-z]+\.[a-z_]+ += .*\(file\)' "$dir/info")
+[ "$nthr" -gt 0 ] && [ "$nfile" -eq "$nthr" ] ||
+    { cat "$dir/info"; fail "$nfile of $nthr thresholds from the file at its own level"; }
 if [ "$base" = sse2 ] || [ "$base" = scalar ]; then
     # the knob only a higher level's kernels have
     key=$([ "$base" = sse2 ] && echo memcpy.bwd_prefetch_min || echo memcpy.rvv_min)
