@@ -480,6 +480,18 @@ static void knob_put(struct tcfg *cur, const struct knob *k, struct outcome *o, 
     o->hi = k->key_hi ? cfg_get(cur, k->key_hi) : NEVER;
 }
 
+/* A knob left unmeasured: its remark says why, the default stays, and the
+ * progress counts its grid as done. */
+static void knob_skip(struct outcome *o, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(o->remark, sizeof o->remark, fmt, ap);
+    va_end(ap);
+    o->skipped = 1;
+    work_done += point_weight(0, 1) * (double)o->npoints;
+}
+
 static void tune_knob(size_t ki, struct tcfg *cur)
 {
     const struct knob *k = &knobs[ki];
@@ -495,22 +507,16 @@ static void tune_knob(size_t ki, struct tcfg *cur)
     if (k->min_isa && cur->isa < memasm_isa_level(k->min_isa)) {
         /* Timing two identical strategies would only pick a value out of
          * the noise and credit it with a gain. */
-        o->skipped = 1;
-        snprintf(o->remark, sizeof o->remark,
-                 "not measured: the kernels below %s have no %s, and the level tuned for is %s; default kept",
-                 k->min_isa, k->b, memasm_isa_name(cur->isa));
-        work_done += point_weight(0, 1) * (double)o->npoints;
+        knob_skip(o, "not measured: the kernels below %s have no %s, and the level tuned for is %s; default kept",
+                  k->min_isa, k->b, memasm_isa_name(cur->isa));
         return;
     }
     size_t fixed = 0;
     if (k->kind == K_DIST) {
         fixed = dist_size(cur);
         if (!fixed) {
-            o->skipped = 1;
-            snprintf(o->remark, sizeof o->remark,
-                     "not measured: rep movsb is not in force at any size, so the distance steers nothing; "
-                     "default kept");
-            work_done += point_weight(0, 1) * (double)o->npoints;
+            knob_skip(o, "not measured: rep movsb is not in force at any size, so the distance steers nothing; "
+                         "default kept");
             return;
         }
         while (o->npoints && o->grid[o->npoints - 1] > fixed / 2)
