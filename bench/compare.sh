@@ -113,14 +113,11 @@ while [ "$i" -le "$nproc_" ]; do
         set -- --lib "$b" --lib "$a" "$@"
     fi
     printf 'compare.sh: process %d of %d\n' "$i" "$nproc_" >&2
-    if [ -n "$level" ]; then
-        env MEMASM_ISA="$level" ${caps:+GLIBC_TUNABLES=glibc.cpu.hwcaps=$caps} \
-            "$bench" --candidates glibc --seed $((100 + i)) "$@" >"$out/run.$i" 2>&1 ||
-            { cat "$out/run.$i" >&2; die "memasm-bench failed (process $i)"; }
-    else
+    # $level and $caps are checked words (no spaces): unquoted, each
+    # expands to one assignment or to nothing
+    env ${level:+MEMASM_ISA=$level} ${caps:+GLIBC_TUNABLES=glibc.cpu.hwcaps=$caps} \
         "$bench" --candidates glibc --seed $((100 + i)) "$@" >"$out/run.$i" 2>&1 ||
-            { cat "$out/run.$i" >&2; die "memasm-bench failed (process $i)"; }
-    fi
+        { cat "$out/run.$i" >&2; die "memasm-bench failed (process $i)"; }
     shift 4
     i=$((i + 1))
 done
@@ -131,24 +128,16 @@ printf 'processes: %d, level: %s\n' "$nproc_" "${level:-as the CPU}"
 # Each run: "== SECTION: ..." headers; a column line with "size" and "|",
 # the ratio columns' names after the "|"; rows "SIZE values | ratios".
 awk -v A="$name_a" -v B="$name_b" '
-function med(s,    n, v, i, j, t) {
+# "median [min-max]" of the numbers in s (the median alone unless full), one sort
+function summary(s, full,    n, v, i, j, t, m) {
     n = split(s, v, " ")
     for (i = 2; i <= n; i++)
         for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) {
             t = v[j]; v[j] = v[j - 1]; v[j - 1] = t
         }
     if (n == 0) return "-"
-    return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-}
-function lo(s,    n, v, i, m) {
-    n = split(s, v, " "); m = v[1]
-    for (i = 2; i <= n; i++) if (v[i] + 0 < m + 0) m = v[i]
-    return m
-}
-function hi(s,    n, v, i, m) {
-    n = split(s, v, " "); m = v[1]
-    for (i = 2; i <= n; i++) if (v[i] + 0 > m + 0) m = v[i]
-    return m
+    m = n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+    return full ? sprintf("%.3f [%.2f-%.2f]", m, v[1], v[n]) : sprintf("%.3f", m)
 }
 FNR == 1 { sec = ""; ncol = 0 }
 /^== / {
@@ -184,9 +173,9 @@ END {
     printf "%-36s %6s  %-20s %-20s %s\n", "section", "size", A " / glibc", B " / glibc", B " / " A
     for (k = 1; k <= nkeys; k++) {
         key = order[k]; split(key, kk, SUBSEP)
-        fa = va[key] == "" ? "-" : sprintf("%.3f [%.2f-%.2f]", med(va[key]), lo(va[key]), hi(va[key]))
-        fb = vb[key] == "" ? "-" : sprintf("%.3f [%.2f-%.2f]", med(vb[key]), lo(vb[key]), hi(vb[key]))
-        fq = vq[key] == "" ? "-" : sprintf("%.3f%s", med(vq[key]), \
+        fa = summary(va[key], 1)
+        fb = summary(vb[key], 1)
+        fq = vq[key] == "" ? "-" : sprintf("%s%s", summary(vq[key], 0), \
             (up[key] == nq[key] || down[key] == nq[key]) && nq[key] > 1 ? " *" : "")
         printf "%-36s %6s  %-20s %-20s %s\n", substr(kk[1], 1, 36), kk[2], fa, fb, fq
     }
