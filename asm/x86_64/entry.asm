@@ -53,11 +53,10 @@
 ;                      variant);
 ;           32..64     two ymm stores, no taken branch (bytes 1 and 2);
 ;           65..512    byte 2: zmm from both ends, as many stores as
-;                      the rung (128, 256, 384, 512) needs; byte 1: 65..128
+;                      the rung (128, 256, 384, 512) needs; byte 1: 65..256
 ;                      ymm from both ends, above one unaligned store at
 ;                      each end and aligned ones between (AFILL_HEAD),
-;                      a fixed number per class (192, 256, 320, 384,
-;                      512);
+;                      a fixed number per class (320, 384, 512);
 ;           32..256    byte 0: xmm, rungs at 64, 128, 192 and 256;
 ;           more       as for the copies: byte 2 above 512 straight to the
 ;                      AVX-512 kernel's part for n > 8 VEC, bytes 0 and 1
@@ -169,18 +168,19 @@ extern memasm_k_memmove_gt8v_avx512
 %macro NO_LOAD 5
 %endmacro
 
-;; The aligned fill (byte 1 above 128 bytes): one unaligned vector at
+;; The aligned fill (byte 1 above 256 bytes): one unaligned vector at
 ;; each end, W-aligned stores between.  From both ends of n unaligned, half
 ;; the ymm stores of a fill at a random address split a cache line, and
-;; such 192-512-byte fills ran 0.65-0.76x glibc hot (whose loop stores
-;; aligned).  AFILL_HEAD mov, reg, W: the store at dst; rcx = the first
+;; such 384-512-byte fills ran 0.69-0.76x glibc hot (whose loop stores
+;; aligned there).  AFILL_HEAD mov, reg, W: the store at dst; rcx = the first
 ;; W boundary above dst, r8 = the last one below the end; the blocks of
 ;; [rcx, r8), L bytes with n - 2W <= L <= n - 2, are left.  Store j (from
 ;; 1) goes to the next block from the bottom (odd j) or the top (even j),
 ;; so j stores cover L <= jW, that is every n <= (j+1)W + 1, and stay
 ;; inside [rcx, r8) while L >= ceil(j/2) W.  A size class [lo, hi] takes
-;; one count, j = (hi - 2) / W, where that holds at lo: at 129, 193, 257,
-;; 321 and 385 it does for the classes to 192, 256, 320, 384 and 512.  One
+;; one count, j = (hi - 2) / W, where that holds at lo: at 257, 321 and
+;; 385 it does for the classes to 320, 384 and 512 (and would at 129 and
+;; 193 for classes to 192 and 256).  One
 ;; count per class, not a test per block: the blocks' number varies with
 ;; the alignment at one n, so a test on it is mispredicted when alignments
 ;; vary, and a test of n per block gives nearby sizes of one mix different
@@ -374,13 +374,16 @@ KERNEL memasm_memset
     SET_0_31
     ALIGN_TARGET
 .y_gt64:
-    ; byte 1, 65..512: 65..128 two pairs from both ends; above, the
-    ; aligned fill (AFILL_HEAD) with 5, 7, 9, 11 or 15 aligned stores for
-    ; n up to 192, 256, 320, 384 and 512.  The taken branches go to the
+    ; byte 1, 65..512: 65..128 two pairs and 129..256 four from both
+    ; ends (glibc's stores); above, the aligned fill (AFILL_HEAD) with 9,
+    ; 11 or 15 aligned stores for n up to 320, 384 and 512.  Below 257 the
+    ; fill saves a store or two and the split lines, but needs a size test
+    ; of its own per 64 bytes and its address arithmetic: hot 129..256-byte
+    ; fills ran 10-20 % slower with it.  The taken branches go to the
     ; rarer classes: 65..128 (2 % of SPEC's memset calls) and 257..320
-    ; (292 and 296 bytes, 8.6 %) take none after the test of 256, 129..192
-    ; (0.1 %) and 385..512 (0.2 %, up to two stores more than 448 needs:
-    ; one class and one test less) two
+    ; (292 and 296 bytes, 8.6 %) take none after the test of 256, 129..256
+    ; (0.1 %) and 321..384 one, 385..512 (0.2 %, up to two stores more
+    ; than 448 needs: one class and one test less) two
     cmp edx, 256
     ja .y_gt256
     cmp edx, 128
@@ -390,15 +393,9 @@ KERNEL memasm_memset
     ret
     ALIGN_TARGET
 .y_gt128:
-    AFILL_HEAD vmovdqu, ymm0, 32
-    AFILL_LOW vmovdqa, ymm0, 32, 1, 5
-    cmp edx, 192
-    jbe .y_le192
-    AFILL_LOW vmovdqa, ymm0, 32, 6, 7
-    Y_AFILL_END 7
-    ALIGN_TARGET
-.y_le192:
-    Y_AFILL_END 5
+    ENDS_SET vmovdqu, ymm0, 32, 0, 4
+    vzeroupper
+    ret
     ALIGN_TARGET
 .y_gt256:
     AFILL_HEAD vmovdqu, ymm0, 32
