@@ -41,11 +41,18 @@
 static struct memasm_cpu cpu;
 static atomic_int cpu_state; /* 0 = not yet, 1 = detecting, 2 = ready */
 
+/* Copy src into dst[cap] without its leading and trailing blanks: CPUID's
+ * brand string comes padded with spaces (leading on older Intel parts,
+ * trailing on some AMD VMs), and every reader prints or compares it. */
 static void copy_str(char *dst, size_t cap, const char *src)
 {
+    while (*src == ' ')
+        src++;
     size_t i = 0;
     for (; i + 1 < cap && src[i]; i++)
         dst[i] = src[i];
+    while (i > 0 && dst[i - 1] == ' ')
+        i--;
     dst[i] = '\0';
 }
 

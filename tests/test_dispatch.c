@@ -234,6 +234,29 @@ START_TEST(caps)
 }
 END_TEST
 
+/* The CPU's strings are printed by memasm-info (also as JSON), written
+ * into the tuner's files and compared with a file's fingerprint: each must
+ * end inside its array, with no blank at either end (CPUID pads the brand
+ * string with spaces on some CPUs, this project's Zen 5 VM among them). */
+static void check_cpu_string(const char *what, const char *s, size_t cap, int may_be_empty)
+{
+    size_t n = strnlen(s, cap);
+    ck_assert_msg(n < cap, "cpu %s is not terminated inside its %zu bytes", what, cap);
+    ck_assert_msg(may_be_empty || n > 0, "cpu %s is empty", what);
+    if (n > 0)
+        ck_assert_msg(s[0] != ' ' && s[n - 1] != ' ', "cpu %s '%s' has a blank at an end", what,
+                      s);
+}
+
+START_TEST(cpu_strings)
+{
+    const struct memasm_cpu *c = memasm_cpu_get();
+    check_cpu_string("vendor", c->vendor, sizeof c->vendor, 0);
+    check_cpu_string("brand", c->brand, sizeof c->brand, 1);
+    printf("cpu: vendor '%s', brand '%s'\n", c->vendor, c->brand);
+}
+END_TEST
+
 START_TEST(bad_cap)
 {
     memasm_isa_set_cap(memasm_isa_name(0));
@@ -472,6 +495,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, threads); /* first: the workers have run since start-up */
     tcase_add_test(tc, caps);
     tcase_add_test(tc, bad_cap);
+    tcase_add_test(tc, cpu_strings);
     tcase_add_test(tc, force);
     tcase_add_test(tc, defaults_follow_level);
     suite_add_tcase(s, tc);

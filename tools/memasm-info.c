@@ -100,10 +100,7 @@ static void text_report(void)
     char a[32], b[32], d[32];
 
     printf("libmemasm %s (%s)\n", memasm_version(), MEMASM_ARCH_NAME);
-    int bl = (int)strnlen(c->brand, sizeof c->brand);
-    while (bl > 0 && c->brand[bl - 1] == ' ')
-        bl--;
-    printf("cpu:         %.*s\n", bl ? bl : 17, bl ? c->brand : "(no brand string)");
+    printf("cpu:         %s\n", c->brand[0] ? c->brand : "(no brand string)");
     printf("             vendor %s, family %d, model %d, stepping %d\n", c->vendor, c->family,
            c->model, c->stepping);
     printf("features:   ");
