@@ -14,7 +14,7 @@ tmp=${TMPDIR:-/tmp}/memasm-exports.$$
 trap 'rm -f "$tmp".*' EXIT
 # Functions: the name before '(' on every MEMASM_API line of the header.
 sed -n 's/^MEMASM_API[^(]*[ *]\(memasm_[a-z0-9_]*\)(.*/\1/p' "$srcdir/include/memasm.h" | sort -u > "$tmp.api"
-$NM -D --defined-only "$lib" | awk '$2 ~ /^[TtWDdBbRrVv]$/ { print $3 }' | sed 's/@.*//' | sort -u > "$tmp.lib"
+$NM -D --defined-only "$lib" | awk '$2 ~ /^[TtWDdBbRrVvi]$/ { print $3 }' | sed 's/@.*//' | sort -u > "$tmp.lib"
 status=0
 if ! cmp -s "$tmp.api" "$tmp.lib"; then
     echo "FAIL: the exports of $lib differ from include/memasm.h (< header only, > library only):"

@@ -106,6 +106,19 @@ tests_sve_vl_LDFLAGS = -static
 tests_sve_vl_LDADD = libmemasm.la
 endif
 
+# x86_64: where libmemasm.so binds its public names on this CPU and on
+# emulated ones (c/entry-select.c); a program linked with the shared
+# library, so -no-install (it runs without libtool's wrapper, also under
+# qemu-x86_64).  On a cross build the script skips.
+if HOST_X86_64
+check_PROGRAMS += tests/entry-select
+tests_entry_select_SOURCES = tests/entry-select.c
+tests_entry_select_LDFLAGS = -no-install
+tests_entry_select_LDADD = libmemasm.la
+TESTS += tests/entry-select.sh
+endif
+EXTRA_DIST += tests/entry-select.sh
+
 if TESTS_EMULATED
 LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/run-test.sh
 SH_LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/run-test.sh

@@ -17,9 +17,12 @@
  *    n/2 and n - 1 above that;
  *  - memset: c beyond 8 bits (0x1ff, -1, ...) and junk in the upper 32 bits
  *    of the register that carries c.
- * On x86_64, entry_mixed_words then writes every mix of the words the
- * entry points read (what a call racing a change of kernel can see) and
- * checks lengths 0..1100 behind each level's kernels.
+ * On x86_64 the same runs go through the base entries too (memasm_<op>_base,
+ * what libmemasm.so binds the public names to on a CPU without AVX2), behind
+ * every kernel the CPU allows; entry_mixed_words then writes every mix of the
+ * words the entry points read (what a call racing a change of kernel can
+ * see) and checks lengths 0..1100 behind each level's kernels, through both
+ * sets of entries.
  * MEMASM_TEST_REDUCED (make check-valgrind): the lengths, alignment classes
  * and overlap distances of memcheck.h only; under memcheck every call is
  * made again on exact-size heap blocks.
@@ -42,6 +45,28 @@ static t_arena dst_arena, src_arena;
 static unsigned char expect[1 << 16]; /* shadow of dst_arena */
 static t_rng rng;
 static char label[160];
+
+/* The entry points under test: the public names, or on x86_64 the base
+ * entries (asm/x86_64/entry.asm, bound by c/entry-select.c). */
+struct entries {
+    const char *name;
+    t_copy_fn cpy, mov;
+    t_set_fn set;
+};
+static const struct entries public_entries = {"public", memasm_memcpy, memasm_memmove,
+                                              memasm_memset};
+#if defined(__x86_64__)
+void *memasm_memcpy_base(void *, const void *, size_t);
+void *memasm_memmove_base(void *, const void *, size_t);
+void *memasm_memset_base(void *, int, size_t);
+static const struct entries base_entries = {"base", memasm_memcpy_base, memasm_memmove_base,
+                                            memasm_memset_base};
+static const struct entries *const entry_sets[] = {&public_entries, &base_entries};
+#else
+static const struct entries *const entry_sets[] = {&public_entries};
+#endif
+#define N_SETS (sizeof entry_sets / sizeof entry_sets[0])
+static const struct entries *ent = &public_entries;
 
 static const unsigned some_align[] = {0, 1, 3, 7, 8, 15, 16, 31, 32, 33, 48, 63};
 #define N_SOME (sizeof some_align / sizeof some_align[0])
@@ -89,9 +114,9 @@ static void check_overlap(unsigned char *p, size_t n, size_t dist, int backward)
                 (unsigned)((uintptr_t)d % 64), (unsigned)((uintptr_t)s % 64), NULL};
     size_t lo, hi;
     window(p, n + dist, &lo, &hi);
-    t_mc_move(&c, (t_copy_fn)memasm_memmove, p, n, dist, backward, (unsigned)((uintptr_t)p % 64));
+    t_mc_move(&c, ent->mov, p, n, dist, backward, (unsigned)((uintptr_t)p % 64));
     t_ref_move(expect + (d - dst_arena.base), expect + (s - dst_arena.base), n);
-    void *ret = t_copy(&c, (t_copy_fn)memasm_memmove, d, s, n);
+    void *ret = t_copy(&c, ent->mov, d, s, n);
     compare(&c, ret, d, lo, hi);
 }
 
@@ -110,16 +135,16 @@ static void check_set(unsigned char *d, int v, long junk, size_t n)
     t_ref_set(expect + (d - dst_arena.base), v, n);
     void *ret;
     if (junk) {
-        set_long_fn f = (set_long_fn)(void (*)(void))memasm_memset;
+        set_long_fn f = (set_long_fn)(void (*)(void))ent->set;
         long arg = (long)(((unsigned long)junk << 32) | (unsigned)v);
         void *volatile r = NULL;
         T_GUARDED(&c, r = f(d, arg, n));
         ret = r;
     } else {
-        ret = t_set(&c, memasm_memset, d, v, n);
+        ret = t_set(&c, ent->set, d, v, n);
     }
     compare(&c, ret, d, lo, hi);
-    t_mc_set(&c, memasm_memset, v, n, c.dalign);
+    t_mc_set(&c, ent->set, v, n, c.dalign);
 }
 
 /* Destination (or source) at alignment a near the lower guard page, or
@@ -148,8 +173,8 @@ static void run_all(void)
                     int hs = hd ^ (int)((i + j) & 1);
                     unsigned char *d = place(&dst_arena, n, da, hd);
                     const unsigned char *s = place(&src_arena, n, sa, hs);
-                    check_copy("memcpy", (t_copy_fn)memasm_memcpy, d, s, n);
-                    check_copy("memmove, disjoint", (t_copy_fn)memasm_memmove, d, s, n);
+                    check_copy("memcpy", ent->cpy, d, s, n);
+                    check_copy("memmove, disjoint", ent->mov, d, s, n);
                 }
             }
             for (int hd = 0; hd < 2; hd++) {
@@ -176,9 +201,9 @@ static void run_all(void)
     /* n = 0 touches nothing: pointers into a PROT_NONE page. */
     unsigned char *none = t_noaccess_page();
     t_call c = {label, "n = 0, PROT_NONE pointers", 0, 0, 0, NULL};
-    ck_assert(t_copy(&c, (t_copy_fn)memasm_memcpy, none + 5, none + 9, 0) == none + 5);
-    ck_assert(t_copy(&c, (t_copy_fn)memasm_memmove, none + 5, none + 9, 0) == none + 5);
-    ck_assert(t_set(&c, memasm_memset, none + 5, 0x41, 0) == none + 5);
+    ck_assert(t_copy(&c, ent->cpy, none + 5, none + 9, 0) == none + 5);
+    ck_assert(t_copy(&c, ent->mov, none + 5, none + 9, 0) == none + 5);
+    ck_assert(t_set(&c, ent->set, none + 5, 0x41, 0) == none + 5);
 }
 
 START_TEST(entry_points)
@@ -192,16 +217,21 @@ START_TEST(entry_points)
     t_fill(&rng, src_arena.base, src_arena.size);
     t_arena_readonly(&src_arena, 1);
     int cpu = memasm_isa_cpu();
-    for (int level = 0; level <= cpu; level++) {
-        const char *isa = memasm_isa_name(level);
-        ck_assert_msg(memasm_isa_set_cap(isa) == 0, "memasm_isa_set_cap(%s) failed", isa);
-        snprintf(label, sizeof label, "entry points, cap %s (memcpy=%s memmove=%s memset=%s)",
-                 isa, memasm_kernel_current(MEMASM_OP_MEMCPY),
-                 memasm_kernel_current(MEMASM_OP_MEMMOVE), memasm_kernel_current(MEMASM_OP_MEMSET));
-        printf("%s\n", label);
-        fflush(stdout);
-        run_all();
-    }
+    for (size_t e = 0; e < N_SETS; e++)
+        for (int level = 0; level <= cpu; level++) {
+            ent = entry_sets[e];
+            const char *isa = memasm_isa_name(level);
+            ck_assert_msg(memasm_isa_set_cap(isa) == 0, "memasm_isa_set_cap(%s) failed", isa);
+            snprintf(label, sizeof label,
+                     "%s entry points, cap %s (memcpy=%s memmove=%s memset=%s)", ent->name, isa,
+                     memasm_kernel_current(MEMASM_OP_MEMCPY),
+                     memasm_kernel_current(MEMASM_OP_MEMMOVE),
+                     memasm_kernel_current(MEMASM_OP_MEMSET));
+            printf("%s\n", label);
+            fflush(stdout);
+            run_all();
+        }
+    ent = &public_entries;
     memasm_isa_set_cap(NULL);
     t_arena_free(&dst_arena);
     t_arena_free(&src_arena);
@@ -255,8 +285,8 @@ static unsigned long run_lengths(void)
         int high = (int)(n & 1);
         unsigned char *d = place(&dst_arena, n, da, high);
         const unsigned char *s = place(&src_arena, n, sa, !high);
-        check_copy("memcpy", (t_copy_fn)memasm_memcpy, d, s, n);
-        check_copy("memmove, disjoint", (t_copy_fn)memasm_memmove, d, s, n);
+        check_copy("memcpy", ent->cpy, d, s, n);
+        check_copy("memmove, disjoint", ent->mov, d, s, n);
         check_overlap(place(&dst_arena, n + n / 2, da, high), n, n / 2, 0);
         check_overlap(place(&dst_arena, n + n / 2, da, !high), n, n / 2, 1);
         check_set(d, 0x1a5 + (int)n, (long)(n % 3) * 0x5eadbeef, n);
@@ -304,11 +334,16 @@ START_TEST(entry_mixed_words)
                                       zmm_vals[z], v, 0, big_of(MEMASM_OP_MEMMOVE, b));
                             words_set(&memasm_entry_memset, ymm_vals[MEMASM_OP_MEMSET][y],
                                       zmm_vals[z], v, small_vals[e], big_of(MEMASM_OP_MEMSET, b));
-                            snprintf(label, sizeof label,
-                                     "mixed words behind %s kernels: ymm_max #%d, zmm_len %zu, "
-                                     "vec %d, memset small_end %zu, big of level %d",
-                                     isa, y, zmm_vals[z], v, small_vals[e], b);
-                            calls += run_lengths();
+                            for (size_t s = 0; s < N_SETS; s++) {
+                                ent = entry_sets[s];
+                                snprintf(label, sizeof label,
+                                         "%s entry points, mixed words behind %s kernels: "
+                                         "ymm_max #%d, zmm_len %zu, vec %d, memset small_end "
+                                         "%zu, big of level %d",
+                                         ent->name, isa, y, zmm_vals[z], v, small_vals[e], b);
+                                calls += run_lengths();
+                            }
+                            ent = &public_entries;
                             mixes++;
                         }
                 }

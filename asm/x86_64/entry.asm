@@ -81,7 +81,11 @@
 ;
 ; Why each layout, and what else was measured: doc/history-x86_64.md.
 
-%define KERNEL_VISIBILITY default
+; The public names are weak: libmemasm.so binds them to these entries or to
+; the base ones below, per CPU (c/entry-select.c, linked only into it); the
+; static archive has these.  Each also has a hidden name, <op>_shared.
+%define KERNEL_VISIBILITY weak default
+%define KERNEL_ALIAS_VISIBILITY hidden
 %include "macros.inc"
 ; Branch targets that only a jump reaches start on a 16-byte boundary
 ; (multi-byte NOP padding, never executed): with them unaligned, adding code
@@ -279,16 +283,16 @@ extern memasm_k_memmove_gt8v_avx512
     ret
 %endmacro
 
-;; COPY_ENTRY name, kernel pointer, entry words
+;; COPY_ENTRY name, hidden name, kernel pointer, entry words
 ;; memcpy and memmove (the same code: every load precedes every store).
-%macro COPY_ENTRY 3
-KERNEL %1
+%macro COPY_ENTRY 4
+KERNEL %1, %2
     mov rax, rdi
     cmp rdx, 16
     jbe .le16
     cmp rdx, 32
     jbe .le32
-    cmp rdx, [rel %3 + EW_YMM_MAX]
+    cmp rdx, [rel %4 + EW_YMM_MAX]
     ja .above
     ; bytes 1 and 2 from 33 bytes to the ymm limit (512 with byte 1, 64
     ; with byte 2)
@@ -319,7 +323,7 @@ KERNEL %1
     ALIGN_TARGET
 .above:
     lea rcx, [rdx - 65]
-    cmp rcx, [rel %3 + EW_ZMM_LEN]
+    cmp rcx, [rel %4 + EW_ZMM_LEN]
     jae .not_zmm
     ; byte 2, 65..512, the stores above 128 ascending as byte 1's above
     ; 256 (memmove random hot 256-512 B +3-8 %)
@@ -338,24 +342,24 @@ KERNEL %1
     STEP_LAST ENDS_LOAD, ENDS_STORE, movdqu, xmm, 16, 6, 8, SSE_RET
     ALIGN_TARGET
 .large:
-    cmp byte [rel %3 + EW_VEC], 2
+    cmp byte [rel %4 + EW_VEC], 2
     je .large_zmm
     ; bytes 0 and 1 above 256: the big word, the SSE2 or AVX2 kernel past
     ; its own size tests, or another kernel's start (c/kernels-x86_64.c)
-    jmp [rel %3 + EW_BIG]
+    jmp [rel %4 + EW_BIG]
 .large_zmm:
     ; byte 2 above 512: straight to the AVX-512 kernel's part for n > 8 VEC
     ; (a direct jump: through the big word ran 2-4 % slower at 768-1024)
     cmp rdx, 512
     ja memasm_k_memmove_gt8v_avx512
-    jmp [rel %2]
+    jmp [rel %3]
 KERNEL_END
 %endmacro
 
-COPY_ENTRY memasm_memcpy, memasm_cur_memcpy, memasm_entry_memcpy
-COPY_ENTRY memasm_memmove, memasm_cur_memmove, memasm_entry_memmove
+COPY_ENTRY memasm_memcpy, memasm_memcpy_shared, memasm_cur_memcpy, memasm_entry_memcpy
+COPY_ENTRY memasm_memmove, memasm_memmove_shared, memasm_cur_memmove, memasm_entry_memmove
 
-KERNEL memasm_memset
+KERNEL memasm_memset, memasm_memset_shared
     mov rax, rdi
     cmp rdx, [rel memasm_entry_memset + EW_SMALL_END]
     jb .small
@@ -451,5 +455,94 @@ KERNEL memasm_memset
     ; (above 256) may take any of them.
     cmp byte [rel memasm_entry_memset + EW_VEC], 2
     je memasm_k_memset_gt8v_avx512
+    jmp [rel memasm_entry_memset + EW_BIG]
+KERNEL_END
+
+; ---- the base entries --------------------------------------------------
+; memasm_memcpy_base, memasm_memmove_base and memasm_memset_base: what
+; libmemasm.so binds the public names to on a CPU without AVX2
+; (c/entry-select.c), which can only ever install SSE2 kernels.  Byte 0's
+; paths with no word read below 257 bytes, where the shared entry's word
+; tests send byte 0's 33..256 bytes through two taken branches before its
+; xmm ladder and its 17..32-byte copies through one (glibc's SSE2 variant
+; takes none for 16..32).  So here the commonest classes fall through:
+; copies of 17..32 (37 % of the SPEC memcpy calls) and fills of 33..64
+; (46 % of the memset calls).  Above 256 bytes the big word, which is
+; valid behind every kernel, so these entries are correct whatever is
+; installed, only not the fastest behind a vector kernel.  Baseline
+; instructions only; nothing here executes vzeroupper.
+%define KERNEL_VISIBILITY hidden
+%define KERNEL_ALIAS_VISIBILITY hidden
+
+;; BASE_COPY_ENTRY name, entry words
+%macro BASE_COPY_ENTRY 2
+KERNEL %1
+    mov rax, rdi
+    cmp rdx, 16
+    jbe .le16
+    cmp rdx, 32
+    ja .gt32
+    ENDS_LOAD movdqu, xmm, 16, 0, 1
+    ENDS_STORE movdqu, xmm, 16, 0, 1
+    ret
+    ALIGN_TARGET
+.le16:
+    COPY_0_16
+    ALIGN_TARGET
+.gt32:
+    cmp rdx, 256
+    ja .big
+    ; 33..256 as a tree, 128 first: 129..256 one taken branch fewer than
+    ; a ladder, for one more untaken test below 129
+    ENDS_LOAD movdqu, xmm, 16, 0, 2
+    cmp edx, 128
+    ja .gt128
+    STEP NO_LOAD, ENDS_STORE, movdqu, xmm, 16, 0, 2, SSE_RET
+    STEP_LAST ENDS_LOAD, ENDS_STORE, movdqu, xmm, 16, 2, 4, SSE_RET
+    ALIGN_TARGET
+.gt128:
+    STEP ENDS_LOAD, ENDS_STORE, movdqu, xmm, 16, 2, 6, SSE_RET
+    STEP_LAST ENDS_LOAD, ENDS_STORE, movdqu, xmm, 16, 6, 8, SSE_RET
+    ALIGN_TARGET
+.big:
+    jmp [rel %2 + EW_BIG]
+KERNEL_END
+%endmacro
+
+BASE_COPY_ENTRY memasm_memcpy_base, memasm_entry_memcpy
+BASE_COPY_ENTRY memasm_memmove_base, memasm_entry_memmove
+
+KERNEL memasm_memset_base
+    mov rax, rdi
+    cmp rdx, 33
+    jb .small
+    ; the fill's xmm before the test of 64, so 33..64 takes no taken
+    ; branch (above 256 it is not needed: five instructions spent)
+    movzx ecx, sil
+    mov r8, 0x0101010101010101
+    imul rcx, r8
+    movq xmm0, rcx
+    punpcklqdq xmm0, xmm0
+    cmp rdx, 64
+    ja .gt64
+    ENDS_SET movdqu, xmm0, 16, 0, 2
+    ret
+    ALIGN_TARGET
+.small:
+    ; 0..32 (SET_0_31 is correct to 32: two xmm stores from 16)
+    SET_0_31
+    ALIGN_TARGET
+.gt64:
+    cmp rdx, 256
+    ja .big
+    cmp edx, 128
+    ja .gt128
+    ENDS_SET movdqu, xmm0, 16, 0, 4
+    ret
+    ALIGN_TARGET
+.gt128:
+    SET_TOP movdqu, xmm0, 16, 192, 256, SSE_RET
+    ALIGN_TARGET
+.big:
     jmp [rel memasm_entry_memset + EW_BIG]
 KERNEL_END

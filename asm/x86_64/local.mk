@@ -21,6 +21,17 @@ asm/x86_64/memset-avx512.lo: $(x86_64_asm_deps) \
 	$(top_srcdir)/asm/x86_64/memset.inc
 asm/x86_64/entry.lo: $(x86_64_asm_deps)
 
+# libmemasm.so binds the public names per CPU (c/entry-select.c); the static
+# archive keeps entry.asm's weak definitions of them.  libtool has no
+# per-source way to keep an object out of the archive, so the object is
+# compiled through a convenience library and handed to the shared link
+# alone, as a linker input (not an archive: --exclude-libs,ALL would hide
+# its exported names).  The path is the PIC object libtool writes.
+noinst_LTLIBRARIES += c/libentry-select.la
+c_libentry_select_la_SOURCES = c/entry-select.c
+libmemasm_la_LDFLAGS += -Wl,c/.libs/entry-select.o
+EXTRA_libmemasm_la_DEPENDENCIES = c/libentry-select.la
+
 # NASM objects go through libtool like C objects (build-aux/nasm-lt).
 SUFFIXES += .asm
 .asm.lo:

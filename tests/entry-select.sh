@@ -1,0 +1,68 @@
+#!/bin/sh
+# entry-select.sh -- libmemasm.so binds memasm_memcpy, memasm_memmove and
+# memasm_memset per CPU (c/entry-select.c): to the base entries on a CPU
+# without AVX2, to the shared ones otherwise.  tests/entry-select (linked
+# with the shared library) prints where each name landed and checks every
+# length through it; this script compares the places with the library's
+# own symbols (nm), on this CPU and, where qemu-x86_64 is installed, on
+# emulated CPUs without AVX2 (Nehalem) and with it (Haswell).
+# Exit status: 0 pass, 1 fail, 77 skipped (automake's convention).
+lib=.libs/libmemasm.so
+prog=tests/entry-select
+NM=${NM:-nm}
+if [ ! -f "$lib" ] || [ ! -x "$prog" ]; then
+    echo "SKIP: no $lib or $prog (a build without shared libraries)"
+    exit 77
+fi
+if [ -n "$TEST_EMULATOR" ]; then
+    echo "SKIP: a cross build (the x86_64 entries only)"
+    exit 77
+fi
+tmp=${TMPDIR:-/tmp}/memasm-entry-select.$$
+trap 'rm -f "$tmp".*' EXIT
+$NM "$lib" > "$tmp.nm"
+addr() {
+    a=$(awk -v s="$1" '$3 == s { print $1 }' "$tmp.nm")
+    [ -n "$a" ] || { echo "FAIL: no symbol $1 in $lib" >&2; return 1; }
+    printf '0x%x\n' "0x$a"
+}
+status=0
+# check WHAT EXPECT RUNNER...: run the program (through RUNNER), expect
+# every name at its <op>_<EXPECT> entry.
+check() {
+    what=$1 expect=$2
+    shift 2
+    if ! "$@" "$prog" > "$tmp.out" 2>&1; then
+        echo "FAIL: $what: $prog failed:"
+        cat "$tmp.out"
+        status=1
+        return
+    fi
+    for op in memcpy memmove memset; do
+        got=$(awk -v s="memasm_$op" '$1 == s { print $2 }' "$tmp.out")
+        want=$(addr "memasm_${op}_$expect") || { status=1; continue; }
+        if [ "$got" != "$want" ]; then
+            other=base
+            [ "$expect" = base ] && other=shared
+            echo "FAIL: $what: memasm_$op bound to $got, not memasm_${op}_$expect ($want; ${other}: $(addr "memasm_${op}_$other"))"
+            status=1
+        else
+            echo "ok: $what: memasm_$op bound to memasm_${op}_$expect ($got)"
+        fi
+    done
+    grep '^ok: .* calls' "$tmp.out"
+}
+# This CPU: AVX2 as the kernel sees it (cpuinfo's flag also needs the OS to
+# save the ymm state, as the resolver's test).
+if grep -qw avx2 /proc/cpuinfo; then
+    check "this CPU (AVX2)" shared env
+else
+    check "this CPU (no AVX2)" base env
+fi
+if command -v qemu-x86_64 > /dev/null 2>&1; then
+    check "qemu-x86_64 -cpu Nehalem (no AVX2)" base qemu-x86_64 -cpu Nehalem
+    check "qemu-x86_64 -cpu Haswell (AVX2)" shared qemu-x86_64 -cpu Haswell
+else
+    echo "SKIPPED: the emulated CPUs (no qemu-x86_64; ./bootstrap --cross installs qemu-user)"
+fi
+exit $status
