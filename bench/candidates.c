@@ -16,6 +16,7 @@
 #include <gnu/libc-version.h>
 #endif
 
+#include "memasm-internal.h"
 #include "memasm.h"
 #include "bench.h"
 
@@ -99,11 +100,14 @@ int cand_add_builtin(const char *name)
     if (strcmp(name, "memasm") == 0) {
         c = cand_add("memasm");
         c->available = 1;
-        c->cpy = memasm_memcpy;
-        c->mov = memasm_memmove;
-        c->set = memasm_memset;
-        snprintf(c->desc, sizeof c->desc, "libmemasm %s entry points (memcpy: %s, memmove: %s, memset: %s)",
-                 memasm_version(), memasm_kernel_current(MEMASM_OP_MEMCPY),
+        /* what a program linked with libmemasm.so runs on this CPU */
+        struct memasm_entries e;
+        memasm_entries_bound(&e);
+        c->cpy = e.cpy;
+        c->mov = e.mov;
+        c->set = e.set;
+        snprintf(c->desc, sizeof c->desc, "libmemasm %s %s entry points (memcpy: %s, memmove: %s, memset: %s)",
+                 memasm_version(), e.name, memasm_kernel_current(MEMASM_OP_MEMCPY),
                  memasm_kernel_current(MEMASM_OP_MEMMOVE), memasm_kernel_current(MEMASM_OP_MEMSET));
     } else if (strcmp(name, sys_libc_name()) == 0 || strcmp(name, "libc") == 0) {
         c = cand_add(sys_libc_name());

@@ -24,77 +24,30 @@
  * shared library pays its PLT jump with or without it.  entry.asm defines
  * the public names weak, and this object's definitions replace them in the
  * shared library's link.
- *
- * The resolvers run while the dynamic linker relocates the library, before
- * any constructor and possibly before the C library is ready: CPUID and
- * XGETBV only, no call, no sanitizer instrumentation.
  */
 #include "config.h"
 
-#include <cpuid.h>
 #include <stddef.h>
 
+#include "entry-select.h"
 #include "memasm-internal.h"
 
-void *memasm_memcpy_shared(void *, const void *, size_t) MEMASM_HIDDEN;
-void *memasm_memmove_shared(void *, const void *, size_t) MEMASM_HIDDEN;
-void *memasm_memset_shared(void *, int, size_t) MEMASM_HIDDEN;
-void *memasm_memcpy_base(void *, const void *, size_t) MEMASM_HIDDEN;
-void *memasm_memmove_base(void *, const void *, size_t) MEMASM_HIDDEN;
-void *memasm_memset_base(void *, int, size_t) MEMASM_HIDDEN;
+/* The resolvers run before anything is set up (c/entry-select.h). */
+#define RESOLVER static MEMASM_EARLY
 
-#if defined(__has_attribute)
-#if __has_attribute(no_sanitize)
-#define RESOLVER_NO_SANITIZE __attribute__((no_sanitize("address", "thread", "undefined")))
-#endif
-#if __has_attribute(no_stack_protector)
-#define RESOLVER_NO_SSP __attribute__((no_stack_protector))
-#endif
-#endif
-#ifndef RESOLVER_NO_SANITIZE
-#define RESOLVER_NO_SANITIZE
-#endif
-#ifndef RESOLVER_NO_SSP
-#define RESOLVER_NO_SSP
-#endif
-#define RESOLVER static RESOLVER_NO_SANITIZE RESOLVER_NO_SSP
-
-/* AVX2 usable: the CPU has it (CPUID 7.0 EBX bit 5) and the OS saves the
- * ymm state (OSXSAVE, and XCR0's SSE and AVX bits), as cpu_features tests
- * it for the dispatcher. */
-RESOLVER int avx2_usable(void)
+RESOLVER memasm_copy_fn resolve_memcpy(void)
 {
-    unsigned a, b, c, d;
-    if (!__get_cpuid(1, &a, &b, &c, &d))
-        return 0;
-    if (!(c & bit_OSXSAVE) || !(c & bit_AVX))
-        return 0;
-    unsigned lo, hi;
-    __asm__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
-    (void)hi;
-    if ((lo & 6) != 6)
-        return 0;
-    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d))
-        return 0;
-    return (b & bit_AVX2) != 0;
+    return memasm_entry_base_wanted() ? memasm_memcpy_base : memasm_memcpy_shared;
 }
 
-typedef void *(*copy_fn)(void *, const void *, size_t);
-typedef void *(*set_fn)(void *, int, size_t);
-
-RESOLVER copy_fn resolve_memcpy(void)
+RESOLVER memasm_copy_fn resolve_memmove(void)
 {
-    return avx2_usable() ? memasm_memcpy_shared : memasm_memcpy_base;
+    return memasm_entry_base_wanted() ? memasm_memmove_base : memasm_memmove_shared;
 }
 
-RESOLVER copy_fn resolve_memmove(void)
+RESOLVER memasm_set_fn resolve_memset(void)
 {
-    return avx2_usable() ? memasm_memmove_shared : memasm_memmove_base;
-}
-
-RESOLVER set_fn resolve_memset(void)
-{
-    return avx2_usable() ? memasm_memset_shared : memasm_memset_base;
+    return memasm_entry_base_wanted() ? memasm_memset_base : memasm_memset_shared;
 }
 
 void *memasm_memcpy(void *dst, const void *src, size_t n) __attribute__((ifunc("resolve_memcpy")));

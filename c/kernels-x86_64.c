@@ -20,6 +20,7 @@
 
 #include <stddef.h>
 
+#include "entry-select.h"
 #include "memasm-internal.h"
 
 #define COPY(sym) void *sym(void *, const void *, size_t) MEMASM_HIDDEN
@@ -115,6 +116,15 @@ void (*memasm_entry_big_of(const struct memasm_kernel *k))(void)
     if (k->fn == (void (*)(void))memasm_k_memset_avx2)
         return (void (*)(void))memasm_k_memset_gt8v_avx2;
     return k->fn;
+}
+
+void memasm_entries_bound(struct memasm_entries *out)
+{
+    int base = memasm_entry_base_wanted();
+    out->name = base ? "base" : "shared";
+    out->cpy = base ? memasm_memcpy_base : memasm_memcpy_shared;
+    out->mov = base ? memasm_memmove_base : memasm_memmove_shared;
+    out->set = base ? memasm_memset_base : memasm_memset_shared;
 }
 
 void memasm_entry_follow(memasm_op op, const struct memasm_kernel *k)

@@ -37,6 +37,14 @@ void *memasm_memset(void *dst, int c, size_t n)
 {
     return atomic_load_explicit(&memasm_cur_memset, memory_order_relaxed)(dst, c, n);
 }
+
+void memasm_entries_bound(struct memasm_entries *out)
+{
+    out->name = "public";
+    out->cpy = memasm_memcpy;
+    out->mov = memasm_memmove;
+    out->set = memasm_memset;
+}
 #endif
 
 const char *memasm_op_name(memasm_op op)

@@ -5,13 +5,15 @@
 # with the shared library) prints where each name landed and checks every
 # length through it; this script compares the places with the library's
 # own symbols (nm), on this CPU and, where qemu-x86_64 is installed, on
-# emulated CPUs without AVX2 (Nehalem) and with it (Haswell).
+# emulated CPUs without AVX2 (Nehalem) and with it (Haswell); memasm-info
+# must name the same set (memasm_entries_bound, which memasm-bench and
+# memasm-tune call).
 # Exit status: 0 pass, 1 fail, 77 skipped (automake's convention).
 lib=.libs/libmemasm.so
 prog=tests/entry-select
 NM=${NM:-nm}
-if [ ! -f "$lib" ] || [ ! -x "$prog" ]; then
-    echo "SKIP: no $lib or $prog (a build without shared libraries)"
+if [ ! -f "$lib" ] || [ ! -x "$prog" ] || [ ! -x memasm-info ]; then
+    echo "SKIP: no $lib, $prog or memasm-info (a build without shared libraries)"
     exit 77
 fi
 if [ -n "$TEST_EMULATOR" ]; then
@@ -51,6 +53,15 @@ check() {
         fi
     done
     grep '^ok: .* calls' "$tmp.out"
+    # memasm-info (linked with the archive, as memasm-bench and memasm-tune)
+    # names the same set, by the same rule
+    info=$("$@" ./memasm-info --json 2>/dev/null | sed -n 's/.*"entries":"\([a-z]*\)".*/\1/p')
+    if [ "$info" != "$expect" ]; then
+        echo "FAIL: $what: memasm-info says the entries are '$info', not $expect"
+        status=1
+    else
+        echo "ok: $what: memasm-info names the $expect entries too"
+    fi
 }
 # This CPU: AVX2 as the kernel sees it (cpuinfo's flag also needs the OS to
 # save the ymm state, as the resolver's test).

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "kcase.h"
+#include "memasm-internal.h"
 #include "xoshiro.h"
 
 /* One mapping: a PROT_NONE page, size usable bytes, a PROT_NONE page. */
@@ -108,6 +109,23 @@ int kc_init(void)
             snprintf(label, sizeof label, "memasm_%s with %s forced", memasm_op_name(d.op), d.name);
             add_target(d.op, 1, d.name, entries[op], label);
         }
+#if defined(__x86_64__)
+        /* the base entries, which libmemasm.so binds the names to on a CPU
+         * without AVX2 (c/entry-select.c), correct behind every kernel */
+        static void (*const base[MEMASM_OP_COUNT])(void) = {(void (*)(void))memasm_memcpy_base,
+                                                            (void (*)(void))memasm_memmove_base,
+                                                            (void (*)(void))memasm_memset_base};
+        snprintf(label, sizeof label, "memasm_%s_base (automatic choice)", memasm_op_name((memasm_op)op));
+        add_target((memasm_op)op, 1, NULL, base[op], label);
+        for (size_t i = 0; i < memasm_kernel_count(); i++) {
+            memasm_kernel_desc d;
+            if (memasm_kernel_info(i, &d) != 0 || d.op != (memasm_op)op || !d.usable)
+                continue;
+            snprintf(label, sizeof label, "memasm_%s_base with %s forced", memasm_op_name(d.op),
+                     d.name);
+            add_target(d.op, 1, d.name, base[op], label);
+        }
+#endif
     }
     done = 1;
     return 0;

@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "memasm-internal.h"
 #include "memcheck.h"
 
 #define WIN 64     /* canary bytes either side                  */
@@ -56,9 +57,6 @@ struct entries {
 static const struct entries public_entries = {"public", memasm_memcpy, memasm_memmove,
                                               memasm_memset};
 #if defined(__x86_64__)
-void *memasm_memcpy_base(void *, const void *, size_t);
-void *memasm_memmove_base(void *, const void *, size_t);
-void *memasm_memset_base(void *, int, size_t);
 static const struct entries base_entries = {"base", memasm_memcpy_base, memasm_memmove_base,
                                             memasm_memset_base};
 static const struct entries *const entry_sets[] = {&public_entries, &base_entries};
@@ -243,8 +241,6 @@ END_TEST
 
 #if defined(__x86_64__)
 #include <stdatomic.h>
-
-#include "memasm-internal.h"
 
 /* The entry points read their words (ymm_max, zmm_len, vec, small_end, big) with
  * plain loads, so while another thread changes the kernel one call may see a mix

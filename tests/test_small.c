@@ -21,6 +21,8 @@
  * points copy small sizes themselves with the registers the kernel behind
  * them allows), with each usable kernel forced; elsewhere an entry point is
  * one indirect call, so the forced ones are skipped (said so in the output).
+ * On x86_64 the base entries (memasm_<op>_base, libmemasm.so's names on a
+ * CPU without AVX2) the same way, automatic and behind each kernel.
  *
  * Under emulation (TEST_EMULATOR set: a cross build under qemu-user) the
  * run is reduced to stay within a few minutes per emulated CPU, and says

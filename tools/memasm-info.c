@@ -120,6 +120,10 @@ static void text_report(void)
     printf("caches:      L1d %s, L2 %s, L3 %s (0 = unknown)\n", a, b, d);
     printf("isa:         cpu %s, in force %s (%s)\n", memasm_isa_name(memasm_isa_cpu()),
            memasm_isa_name(memasm_isa_cap()), source_name(isa_source()));
+    struct memasm_entries e;
+    memasm_entries_bound(&e);
+    printf("entries:     %s (the entry points libmemasm.so binds its names to on this CPU)\n",
+           e.name);
     printf("kernels:\n");
     for (int op = 0; op < MEMASM_OP_COUNT; op++) {
         const char *k = memasm_kernel_current((memasm_op)op);
@@ -228,7 +232,11 @@ static void json_report(void)
     json_str(memasm_isa_name(memasm_isa_cap()));
     printf(",\"source\":");
     json_str(source_name(isa_source()));
-    printf("},\"kernels\":{");
+    struct memasm_entries e;
+    memasm_entries_bound(&e);
+    printf("},\"entries\":");
+    json_str(e.name);
+    printf(",\"kernels\":{");
     for (int op = 0; op < MEMASM_OP_COUNT; op++) {
         printf(op ? "," : "");
         json_str(memasm_op_name((memasm_op)op));

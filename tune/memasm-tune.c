@@ -155,9 +155,11 @@ static void make_cand(struct cand *out, const char *name, const struct tcfg *c)
     memset(out, 0, sizeof *out);
     snprintf(out->name, sizeof out->name, "%s", name);
     out->available = 1;
-    out->cpy = memasm_memcpy;
-    out->mov = memasm_memmove;
-    out->set = memasm_memset;
+    struct memasm_entries e; /* what libmemasm.so's callers run here */
+    memasm_entries_bound(&e);
+    out->cpy = e.cpy;
+    out->mov = e.mov;
+    out->set = e.set;
     out->setup = setup_hook;
     out->ctx = c;
 }

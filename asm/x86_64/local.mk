@@ -1,7 +1,7 @@
 # asm/x86_64/local.mk -- x86_64 kernels (NASM), included from Makefile.am.
 
 if HOST_X86_64
-libmemasm_la_SOURCES += c/kernels-x86_64.c asm/x86_64/entry.asm \
+libmemasm_la_SOURCES += c/kernels-x86_64.c c/entry-select.h asm/x86_64/entry.asm \
 	asm/x86_64/memmove-sse2.asm asm/x86_64/memmove-avx2.asm \
 	asm/x86_64/memmove-avx512.asm asm/x86_64/memset-sse2.asm \
 	asm/x86_64/memset-avx2.asm asm/x86_64/memset-avx512.asm
