@@ -97,10 +97,22 @@ int kc_init(void)
 
     static void (*const entries[MEMASM_OP_COUNT])(void) = {
         (void (*)(void))memasm_memcpy, (void (*)(void))memasm_memmove, (void (*)(void))memasm_memset};
+#if defined(__x86_64__)
+    /* the base entries, which libmemasm.so binds the names to on a CPU
+     * without AVX2 (c/entry-select.c), correct behind every kernel */
+    static void (*const base[MEMASM_OP_COUNT])(void) = {(void (*)(void))memasm_memcpy_base,
+                                                        (void (*)(void))memasm_memmove_base,
+                                                        (void (*)(void))memasm_memset_base};
+#endif
     for (int op = 0; op < MEMASM_OP_COUNT; op++) {
         char label[80];
         snprintf(label, sizeof label, "memasm_%s (automatic choice)", memasm_op_name((memasm_op)op));
         add_target((memasm_op)op, 1, NULL, entries[op], label);
+#if defined(__x86_64__)
+        snprintf(label, sizeof label, "memasm_%s_base (automatic choice)",
+                 memasm_op_name((memasm_op)op));
+        add_target((memasm_op)op, 1, NULL, base[op], label);
+#endif
         for (size_t i = 0; i < memasm_kernel_count(); i++) {
             memasm_kernel_desc d;
             if (memasm_kernel_info(i, &d) != 0 || d.op != (memasm_op)op || !d.usable)
@@ -108,24 +120,12 @@ int kc_init(void)
             add_target(d.op, 0, NULL, d.fn, d.name);
             snprintf(label, sizeof label, "memasm_%s with %s forced", memasm_op_name(d.op), d.name);
             add_target(d.op, 1, d.name, entries[op], label);
-        }
 #if defined(__x86_64__)
-        /* the base entries, which libmemasm.so binds the names to on a CPU
-         * without AVX2 (c/entry-select.c), correct behind every kernel */
-        static void (*const base[MEMASM_OP_COUNT])(void) = {(void (*)(void))memasm_memcpy_base,
-                                                            (void (*)(void))memasm_memmove_base,
-                                                            (void (*)(void))memasm_memset_base};
-        snprintf(label, sizeof label, "memasm_%s_base (automatic choice)", memasm_op_name((memasm_op)op));
-        add_target((memasm_op)op, 1, NULL, base[op], label);
-        for (size_t i = 0; i < memasm_kernel_count(); i++) {
-            memasm_kernel_desc d;
-            if (memasm_kernel_info(i, &d) != 0 || d.op != (memasm_op)op || !d.usable)
-                continue;
             snprintf(label, sizeof label, "memasm_%s_base with %s forced", memasm_op_name(d.op),
                      d.name);
             add_target(d.op, 1, d.name, base[op], label);
-        }
 #endif
+        }
     }
     done = 1;
     return 0;
