@@ -1,5 +1,9 @@
 ; entry.asm -- the public entry points memasm_memcpy, memasm_memmove and
-; memasm_memset on x86_64 (exported: default visibility).
+; memasm_memset on x86_64, shared by every ISA level (also named
+; memasm_<op>_shared), and at the end the base entries memasm_<op>_base
+; for CPUs without AVX2.  The public names are weak: the static archive
+; has the shared entries under them, libmemasm.so binds them per CPU
+; (c/entry-select.c).
 ;
 ; Assumes: SysV AMD64; rdi = dst, rsi = src (memset: the low 8 bits of esi
 ; are c), rdx = n; rax returns dst.  Unaligned loads and stores are cheap.
