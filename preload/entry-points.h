@@ -3,25 +3,15 @@
  * (libmemasm-preload.so, libmemasm-profile.so): included once by the file
  * that defines the module, after it has defined
  *
- *   static inline void *copy(memasm_copy_fn to, void *restrict dst,
- *                            const void *restrict src, size_t n);
- *   static inline void *move(memasm_copy_fn to, void *dst, const void *src, size_t n);
- *   static inline void *set(memasm_set_fn to, void *dst, int c, size_t n);
+ *   static inline void *copy(void *restrict dst, const void *restrict src, size_t n);
+ *   static inline void *move(void *dst, const void *src, size_t n);
+ *   static inline void *set(void *dst, int c, size_t n);
  *
- * (each forwarding to the entry point "to", with whatever the module does
- * around the call; "to" is a constant at every call below, so each name
- * ends in a direct jump).  Every exported name goes through one of the
- * three, so the plain and the _chk names share them and a _chk call never
- * goes back through an interposable symbol.  The module exports exactly
- * these names (preload/exports.sym).
- *
- * On x86_64 memcpy, memmove and memset bind per CPU as libmemasm.so's names
- * do (c/entry-select.c): each is an indirect function whose resolver picks
- * one of two definitions, forwarding to the base or the shared entry.  The
- * program's call reaches it through its PLT slot as before, so the choice
- * costs nothing per call.  The other names (mempcpy, bzero, the _chk
- * variants...) forward to the shared entries (libmemasm's public names,
- * which in the module are entry.asm's own).
+ * (each forwarding to memasm_memcpy, memasm_memmove or memasm_memset, with
+ * whatever the module does around the call).  Every exported name goes
+ * through one of the three, so the plain and the _chk names share them and
+ * a _chk call never goes back through an interposable symbol.  The module
+ * exports exactly these names (preload/exports.sym).
  *
  * The _chk variants are what _FORTIFY_SOURCE compiles calls into when the
  * destination object's size is known: glibc's __chk_fail when it is smaller
@@ -74,96 +64,38 @@ static __attribute__((noreturn)) void __chk_fail(void)
  * bytes at dst are read. */
 static inline void zero_for_sure(void *dst, size_t n)
 {
-    set(memasm_memset, dst, 0, n);
+    set(dst, 0, n);
     __asm__ __volatile__("" : : "r"(dst) : "memory");
 }
 
-#if defined(__x86_64__)
-#include "entry-select.h"
-
-/* The two definitions of each name, and the resolvers (c/entry-select.h:
- * they may run before this module is relocated, when a library relocated
- * before it binds the name: CPUID only, and the addresses of functions of
- * this file, which need no relocation). */
-static void *preload_memcpy_shared(void *restrict dst, const void *restrict src, size_t n)
-{
-    return copy(memasm_memcpy_shared, dst, src, n);
-}
-
-static void *preload_memcpy_base(void *restrict dst, const void *restrict src, size_t n)
-{
-    return copy(memasm_memcpy_base, dst, src, n);
-}
-
-static void *preload_memmove_shared(void *dst, const void *src, size_t n)
-{
-    return move(memasm_memmove_shared, dst, src, n);
-}
-
-static void *preload_memmove_base(void *dst, const void *src, size_t n)
-{
-    return move(memasm_memmove_base, dst, src, n);
-}
-
-static void *preload_memset_shared(void *dst, int c, size_t n)
-{
-    return set(memasm_memset_shared, dst, c, n);
-}
-
-static void *preload_memset_base(void *dst, int c, size_t n)
-{
-    return set(memasm_memset_base, dst, c, n);
-}
-
-static MEMASM_EARLY memasm_copy_fn resolve_memcpy(void)
-{
-    return memasm_entry_base_wanted() ? preload_memcpy_base : preload_memcpy_shared;
-}
-
-static MEMASM_EARLY memasm_copy_fn resolve_memmove(void)
-{
-    return memasm_entry_base_wanted() ? preload_memmove_base : preload_memmove_shared;
-}
-
-static MEMASM_EARLY memasm_set_fn resolve_memset(void)
-{
-    return memasm_entry_base_wanted() ? preload_memset_base : preload_memset_shared;
-}
-
-void *memcpy(void *restrict dst, const void *restrict src, size_t n)
-    __attribute__((ifunc("resolve_memcpy")));
-void *memmove(void *dst, const void *src, size_t n) __attribute__((ifunc("resolve_memmove")));
-void *memset(void *dst, int c, size_t n) __attribute__((ifunc("resolve_memset")));
-#else
 void *memcpy(void *restrict dst, const void *restrict src, size_t n)
 {
-    return copy(memasm_memcpy, dst, src, n);
+    return copy(dst, src, n);
 }
 
 void *memmove(void *dst, const void *src, size_t n)
 {
-    return move(memasm_memmove, dst, src, n);
+    return move(dst, src, n);
 }
 
 void *memset(void *dst, int c, size_t n)
 {
-    return set(memasm_memset, dst, c, n);
+    return set(dst, c, n);
 }
-#endif
 
 void *mempcpy(void *restrict dst, const void *restrict src, size_t n)
 {
-    return (char *)copy(memasm_memcpy, dst, src, n) + n;
+    return (char *)copy(dst, src, n) + n;
 }
 
 void bzero(void *dst, size_t n)
 {
-    set(memasm_memset, dst, 0, n);
+    set(dst, 0, n);
 }
 
 void bcopy(const void *src, void *dst, size_t n)
 {
-    move(memasm_memmove, dst, src, n);
+    move(dst, src, n);
 }
 
 void explicit_bzero(void *dst, size_t n)
@@ -175,28 +107,28 @@ void *__memcpy_chk(void *restrict dst, const void *restrict src, size_t n, size_
 {
     if (dstlen < n)
         __chk_fail();
-    return copy(memasm_memcpy, dst, src, n);
+    return copy(dst, src, n);
 }
 
 void *__memmove_chk(void *dst, const void *src, size_t n, size_t dstlen)
 {
     if (dstlen < n)
         __chk_fail();
-    return move(memasm_memmove, dst, src, n);
+    return move(dst, src, n);
 }
 
 void *__memset_chk(void *dst, int c, size_t n, size_t dstlen)
 {
     if (dstlen < n)
         __chk_fail();
-    return set(memasm_memset, dst, c, n);
+    return set(dst, c, n);
 }
 
 void *__mempcpy_chk(void *restrict dst, const void *restrict src, size_t n, size_t dstlen)
 {
     if (dstlen < n)
         __chk_fail();
-    return (char *)copy(memasm_memcpy, dst, src, n) + n;
+    return (char *)copy(dst, src, n) + n;
 }
 
 void __explicit_bzero_chk(void *dst, size_t n, size_t dstlen)

@@ -5,7 +5,7 @@
  * libmemasm-preload.so holds all of libmemasm (linked in, see
  * preload/local.mk) and exports only the C library's names of
  * preload/entry-points.h (the version script is preload/exports.sym).
- * Each one forwards to an entry point of libmemasm (preload/entry-points.h),
+ * Each one forwards to memasm_memcpy, memasm_memmove or memasm_memset,
  * which are correct from the very first instruction of
  * the process: they start on the baseline kernel through statically
  * initialised pointers, and the library's constructor only swaps those
@@ -132,23 +132,22 @@ __attribute__((destructor)) static void preload_report(void)
 /* ---- the exported functions --------------------------------------------- */
 
 /* What every exported name does (preload/entry-points.h): count, forward. */
-static inline void *copy(memasm_copy_fn to, void *restrict dst, const void *restrict src,
-                         size_t n)
+static inline void *copy(void *restrict dst, const void *restrict src, size_t n)
 {
     COUNT(OP_COPY);
-    return to(dst, src, n);
+    return memasm_memcpy(dst, src, n);
 }
 
-static inline void *move(memasm_copy_fn to, void *dst, const void *src, size_t n)
+static inline void *move(void *dst, const void *src, size_t n)
 {
     COUNT(OP_MOVE);
-    return to(dst, src, n);
+    return memasm_memmove(dst, src, n);
 }
 
-static inline void *set(memasm_set_fn to, void *dst, int c, size_t n)
+static inline void *set(void *dst, int c, size_t n)
 {
     COUNT(OP_SET);
-    return to(dst, c, n);
+    return memasm_memset(dst, c, n);
 }
 
 #include "entry-points.h"

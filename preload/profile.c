@@ -614,23 +614,22 @@ __attribute__((destructor)) static void profile_write(void)
 /* ---- the exported functions ---------------------------------------------- */
 
 /* What every exported name does (preload/entry-points.h): count, forward. */
-static inline void *copy(memasm_copy_fn to, void *restrict dst, const void *restrict src,
-                         size_t n)
+static inline void *copy(void *restrict dst, const void *restrict src, size_t n)
 {
     record(P_COPY, dst, src, n);
-    return to(dst, src, n);
+    return memasm_memcpy(dst, src, n);
 }
 
-static inline void *move(memasm_copy_fn to, void *dst, const void *src, size_t n)
+static inline void *move(void *dst, const void *src, size_t n)
 {
     record(P_MOVE, dst, src, n);
-    return to(dst, src, n);
+    return memasm_memmove(dst, src, n);
 }
 
-static inline void *set(memasm_set_fn to, void *dst, int c, size_t n)
+static inline void *set(void *dst, int c, size_t n)
 {
     record(P_SET, dst, NULL, n);
-    return to(dst, c, n);
+    return memasm_memset(dst, c, n);
 }
 
 #include "entry-points.h"

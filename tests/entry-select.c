@@ -2,13 +2,10 @@
  * entry-select.c -- tests/entry-select.sh's program, linked with
  * libmemasm.so (not the archive): prints where the dynamic linker bound
  * memasm_memcpy, memasm_memmove and memasm_memset, as offsets into the
- * object that holds them (c/entry-select.c picks an entry per CPU), then
- * checks each against a byte loop at every length 0..700 (both sides of
- * every path of the base and shared entries, and the jump above 256
- * bytes), memmove with overlap in both directions.  With --libc the same
- * for the C library's names memcpy, memmove and memset, which an LD_PRELOAD
- * module of libmemasm binds the same way (preload/entry-points.h).
- * Exit status 0 when every call was right.
+ * library (c/entry-select.c picks an entry per CPU), then checks each
+ * against a byte loop at every length 0..700 (both sides of every path of
+ * the base and shared entries, and the jump above 256 bytes), memmove with
+ * overlap in both directions.  Exit status 0 when every call was right.
  */
 #define _GNU_SOURCE /* dladdr, RTLD_DEFAULT */
 #include "config.h"
@@ -53,29 +50,12 @@ static int check(const char *what, size_t n, const void *ret, const void *d)
     return 0;
 }
 
-typedef void *(*copy_fn)(void *, const void *, size_t);
-typedef void *(*set_fn)(void *, int, size_t);
-
-int main(int argc, char **argv)
+int main(void)
 {
-    const char *prefix = argc > 1 && strcmp(argv[1], "--libc") == 0 ? "" : "memasm_";
-    char name[3][32];
-    snprintf(name[0], sizeof name[0], "%smemcpy", prefix);
-    snprintf(name[1], sizeof name[1], "%smemmove", prefix);
-    snprintf(name[2], sizeof name[2], "%smemset", prefix);
-    /* a reference to the library, so that the link keeps it (--as-needed) */
-    printf("libmemasm %s\n", memasm_version());
-    void *fn[3];
-    int bad = 0;
-    for (int i = 0; i < 3; i++)
-        bad |= report(name[i], fn[i] = dlsym(RTLD_DEFAULT, name[i]));
-    if (bad)
-        return 1;
-    /* called through these pointers only: the compiler may not expand them,
-     * and the references below are byte loops (with a module preloaded the
-     * C library's own names are the code under test) */
-    copy_fn cpy = (copy_fn)fn[0], mov = (copy_fn)fn[1];
-    set_fn set = (set_fn)fn[2];
+    void *(*cpy)(void *, const void *, size_t) = memasm_memcpy;
+    int bad = report("memasm_memcpy", dlsym(RTLD_DEFAULT, "memasm_memcpy")) |
+              report("memasm_memmove", dlsym(RTLD_DEFAULT, "memasm_memmove")) |
+              report("memasm_memset", dlsym(RTLD_DEFAULT, "memasm_memset"));
     for (size_t i = 0; i < sizeof src; i++)
         src[i] = (unsigned char)(i * 131 + 7);
     unsigned long calls = 0;
@@ -88,21 +68,17 @@ int main(int argc, char **argv)
         bad |= check("memcpy", n, cpy(dst + a, src + s, n), dst + a);
         for (size_t i = 0; i < n; i++)
             want[a + 1 + i] = src[s + i];
-        bad |= check("memmove", n, mov(dst + a + 1, src + s, n), dst + a + 1);
+        bad |= check("memmove", n, memasm_memmove(dst + a + 1, src + s, n), dst + a + 1);
         /* overlapping, dst above src by 3, then below it by 5 */
-        for (size_t i = n; i-- > 0;)
-            want[a + 3 + i] = want[a + i];
-        bad |= check("memmove up", n, mov(dst + a + 3, dst + a, n), dst + a + 3);
-        for (size_t i = 0; i < n; i++)
-            want[a - 5 + i] = want[a + i];
-        bad |= check("memmove down", n, mov(dst + a - 5, dst + a, n), dst + a - 5);
-        for (size_t i = 0; i < n; i++)
-            want[a + i] = (unsigned char)(n | 1);
-        bad |= check("memset", n, set(dst + a, 0x300 | (int)(n | 1), n), dst + a);
+        memmove(want + a + 3, want + a, n);
+        bad |= check("memmove up", n, memasm_memmove(dst + a + 3, dst + a, n), dst + a + 3);
+        memmove(want + a - 5, want + a, n);
+        bad |= check("memmove down", n, memasm_memmove(dst + a - 5, dst + a, n), dst + a - 5);
+        memset(want + a, (unsigned char)(n | 1), n);
+        bad |= check("memset", n, memasm_memset(dst + a, 0x300 | (int)(n | 1), n), dst + a);
         calls += 5;
     }
     if (!bad)
-        printf("ok: %lu calls through %s, %s and %s, every byte right\n", calls, name[0], name[1],
-               name[2]);
+        printf("ok: %lu calls through libmemasm.so's entry points, every byte right\n", calls);
     return bad;
 }

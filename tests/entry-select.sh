@@ -7,9 +7,7 @@
 # own symbols (nm), on this CPU and, where qemu-x86_64 is installed, on
 # emulated CPUs without AVX2 (Nehalem) and with it (Haswell); memasm-info
 # must name the same set (memasm_entries_bound, which memasm-bench and
-# memasm-tune call), and the LD_PRELOAD modules must bind the C library's
-# memcpy, memmove and memset the same way (preload_<op>_<set>,
-# preload/entry-points.h).
+# memasm-tune call).
 # Exit status: 0 pass, 1 fail, 77 skipped (automake's convention).
 lib=.libs/libmemasm.so
 prog=tests/entry-select
@@ -24,48 +22,37 @@ if [ -n "$TEST_EMULATOR" ]; then
 fi
 tmp=${TMPDIR:-/tmp}/memasm-entry-select.$$
 trap 'rm -f "$tmp".*' EXIT
-status=0
-# addr OBJECT SYMBOL: the symbol's address in the object's symbol table
+$NM "$lib" > "$tmp.nm"
 addr() {
-    a=$($NM "$1" | awk -v s="$2" '$3 == s { print $1 }')
-    [ -n "$a" ] || { echo "FAIL: no symbol $2 in $1" >&2; return 1; }
+    a=$(awk -v s="$1" '$3 == s { print $1 }' "$tmp.nm")
+    [ -n "$a" ] || { echo "FAIL: no symbol $1 in $lib" >&2; return 1; }
     printf '0x%x\n' "0x$a"
 }
-# bound WHAT EXPECT OBJECT NAMEPREFIX SYMPREFIX ARG RUNNER...: run the
-# program (through RUNNER, with ARG), expect each name NAMEPREFIX<op> at
-# SYMPREFIX<op>_EXPECT in OBJECT.
-bound() {
-    b_what=$1 b_expect=$2 b_obj=$3 b_np=$4 b_sp=$5 b_arg=$6
-    shift 6
-    if ! "$@" "$prog" $b_arg > "$tmp.out" 2>&1; then
-        echo "FAIL: $b_what: $prog $b_arg failed:"
+status=0
+# check WHAT EXPECT RUNNER...: run the program (through RUNNER), expect
+# every name at its <op>_<EXPECT> entry.
+check() {
+    what=$1 expect=$2
+    shift 2
+    if ! "$@" "$prog" > "$tmp.out" 2>&1; then
+        echo "FAIL: $what: $prog failed:"
         cat "$tmp.out"
         status=1
-        return 1
+        return
     fi
     for op in memcpy memmove memset; do
-        got=$(awk -v s="$b_np$op" '$1 == s { print $2 }' "$tmp.out")
-        want=$(addr "$b_obj" "$b_sp${op}_$b_expect") || { status=1; continue; }
+        got=$(awk -v s="memasm_$op" '$1 == s { print $2 }' "$tmp.out")
+        want=$(addr "memasm_${op}_$expect") || { status=1; continue; }
         if [ "$got" != "$want" ]; then
-            echo "FAIL: $b_what: $b_np$op bound to $got, not $b_sp${op}_$b_expect ($want)"
+            other=base
+            [ "$expect" = base ] && other=shared
+            echo "FAIL: $what: memasm_$op bound to $got, not memasm_${op}_$expect ($want; ${other}: $(addr "memasm_${op}_$other"))"
             status=1
         else
-            echo "ok: $b_what: $b_np$op bound to $b_sp${op}_$b_expect ($got)"
+            echo "ok: $what: memasm_$op bound to memasm_${op}_$expect ($got)"
         fi
     done
     grep '^ok: .* calls' "$tmp.out"
-}
-# check WHAT EXPECT [CPU]: libmemasm.so's names, memasm-info, and each
-# preload module's names of the C library, natively or under qemu-x86_64
-# -cpu CPU.
-check() {
-    what=$1 expect=$2 cpu=$3
-    if [ -n "$cpu" ]; then
-        set -- qemu-x86_64 -cpu "$cpu"
-    else
-        set -- env
-    fi
-    bound "$what" "$expect" "$lib" memasm_ memasm_ "" "$@" || return
     # memasm-info (linked with the archive, as memasm-bench and memasm-tune)
     # names the same set, by the same rule
     info=$("$@" ./memasm-info --json 2>/dev/null | sed -n 's/.*"entries":"\([a-z]*\)".*/\1/p')
@@ -75,40 +62,21 @@ check() {
     else
         echo "ok: $what: memasm-info names the $expect entries too"
     fi
-    [ -z "$MEMASM_SANITIZE" ] || return
-    for m in $modules; do
-        if [ -n "$cpu" ]; then
-            set -- qemu-x86_64 -E "LD_PRELOAD=$PWD/$m" -cpu "$cpu"
-        else
-            set -- env "LD_PRELOAD=$PWD/$m"
-        fi
-        bound "$what, LD_PRELOAD=$m" "$expect" "$m" "" preload_ --libc "$@"
-    done
 }
-# The LD_PRELOAD modules (not in a sanitizer build: the sanitizer's runtime
-# must come first, preload/test-lib.sh).
-modules=
-for m in preload/.libs/libmemasm-preload.so preload/.libs/libmemasm-profile.so; do
-    [ -f "$m" ] && modules="$modules $m"
-done
 # This CPU: AVX2 as the kernel sees it (cpuinfo's flag also needs the OS to
 # save the ymm state, as the resolver's test).
 if grep -qw avx2 /proc/cpuinfo; then
-    check "this CPU (AVX2)" shared
+    check "this CPU (AVX2)" shared env
 else
-    check "this CPU (no AVX2)" base
+    check "this CPU (no AVX2)" base env
 fi
-[ -n "$modules" ] || [ -n "$MEMASM_SANITIZE" ] || {
-    echo "FAIL: no preload module built"
-    status=1
-}
 if [ -n "$MEMASM_SANITIZE" ]; then
     # a sanitizer's shadow memory does not map under qemu-user (the
     # process is killed)
     echo "SKIPPED: the emulated CPUs (a build with sanitizers: $MEMASM_SANITIZE)"
 elif command -v qemu-x86_64 > /dev/null 2>&1; then
-    check "qemu-x86_64 -cpu Nehalem (no AVX2)" base Nehalem
-    check "qemu-x86_64 -cpu Haswell (AVX2)" shared Haswell
+    check "qemu-x86_64 -cpu Nehalem (no AVX2)" base qemu-x86_64 -cpu Nehalem
+    check "qemu-x86_64 -cpu Haswell (AVX2)" shared qemu-x86_64 -cpu Haswell
 else
     echo "SKIPPED: the emulated CPUs (no qemu-x86_64; ./bootstrap --cross installs qemu-user)"
 fi
