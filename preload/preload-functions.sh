@@ -7,7 +7,11 @@
 #   - every function against a byte-loop reference (test-preload functions),
 #     also with LD_BIND_NOW=1;
 #   - each _chk function aborts with SIGABRT and glibc's message when the
-#     object is smaller than n (test-preload chk).
+#     object is smaller than n (test-preload chk);
+#   - the module writes nothing to a program's stderr, with LD_BIND_NOW=1
+#     too, in ls (whose libraries are relocated before the module): an
+#     indirect function among the exported names makes glibc's loader print
+#     "Relink `lib' with `module' for IFUNC symbol `memcpy'" there.
 . "${srcdir:-.}/preload/test-lib.sh"
 
 run "symbols" env LD_PRELOAD="$so" "$prog" symbols
@@ -21,4 +25,14 @@ fi
 run "functions" env LD_PRELOAD="$so" "$prog" functions
 run "functions, LD_BIND_NOW=1" env LD_PRELOAD="$so" LD_BIND_NOW=1 "$prog" functions
 run "chk" env LD_PRELOAD="$so" "$prog" chk
+for bind in "" 1; do
+    echo "== ls with the module${bind:+, LD_BIND_NOW=1}: nothing on stderr"
+    if ! env LD_PRELOAD="$so" ${bind:+LD_BIND_NOW=1} ls / >/dev/null 2>"$tmp".err; then
+        fail "ls / with the module failed"
+    fi
+    if [ -s "$tmp".err ]; then
+        head -n 5 "$tmp".err
+        fail "the module made ls write to stderr${bind:+ (LD_BIND_NOW=1)}"
+    fi
+done
 exit $status
