@@ -6,8 +6,10 @@
  * callers.
  *
  * It runs inside the resolvers, while the dynamic linker relocates the
- * library and before any constructor: CPUID and XGETBV only, no call, no
- * sanitizer instrumentation, no stack protector.
+ * library (perhaps before the library's own relocations are done) and before
+ * any constructor: CPUID and XGETBV only, no call, no data reached through
+ * the GOT (the resolvers return hidden functions' addresses, PC-relative),
+ * no sanitizer instrumentation, no stack protector.
  */
 #ifndef MEMASM_ENTRY_SELECT_H
 #define MEMASM_ENTRY_SELECT_H
