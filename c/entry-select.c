@@ -37,17 +37,23 @@
 
 RESOLVER memasm_copy_fn resolve_memcpy(void)
 {
-    return memasm_entry_base_wanted() ? memasm_memcpy_base : memasm_memcpy_shared;
+    struct memasm_entries e;
+    memasm_entries_pick(&e);
+    return e.cpy;
 }
 
 RESOLVER memasm_copy_fn resolve_memmove(void)
 {
-    return memasm_entry_base_wanted() ? memasm_memmove_base : memasm_memmove_shared;
+    struct memasm_entries e;
+    memasm_entries_pick(&e);
+    return e.mov;
 }
 
 RESOLVER memasm_set_fn resolve_memset(void)
 {
-    return memasm_entry_base_wanted() ? memasm_memset_base : memasm_memset_shared;
+    struct memasm_entries e;
+    memasm_entries_pick(&e);
+    return e.set;
 }
 
 void *memasm_memcpy(void *dst, const void *src, size_t n) __attribute__((ifunc("resolve_memcpy")));

@@ -16,6 +16,8 @@
 
 #include <cpuid.h>
 
+#include "memasm-internal.h"
+
 #if defined(__has_attribute)
 #if __has_attribute(no_sanitize)
 #define MEMASM_EARLY_NO_SANITIZE __attribute__((no_sanitize("address", "thread", "undefined")))
@@ -47,6 +49,16 @@ static inline MEMASM_EARLY int memasm_entry_base_wanted(void)
     if ((lo & 6) != 6 || !__get_cpuid_count(7, 0, &a, &b, &c, &d))
         return 1;
     return !(b & bit_AVX2);
+}
+
+/* The set of entry points that rule picks. */
+static inline MEMASM_EARLY void memasm_entries_pick(struct memasm_entries *out)
+{
+    int base = memasm_entry_base_wanted();
+    out->name = base ? "base" : "shared";
+    out->cpy = base ? memasm_memcpy_base : memasm_memcpy_shared;
+    out->mov = base ? memasm_memmove_base : memasm_memmove_shared;
+    out->set = base ? memasm_memset_base : memasm_memset_shared;
 }
 
 #endif

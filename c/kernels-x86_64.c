@@ -120,11 +120,7 @@ void (*memasm_entry_big_of(const struct memasm_kernel *k))(void)
 
 void memasm_entries_bound(struct memasm_entries *out)
 {
-    int base = memasm_entry_base_wanted();
-    out->name = base ? "base" : "shared";
-    out->cpy = base ? memasm_memcpy_base : memasm_memcpy_shared;
-    out->mov = base ? memasm_memmove_base : memasm_memmove_shared;
-    out->set = base ? memasm_memset_base : memasm_memset_shared;
+    memasm_entries_pick(out);
 }
 
 void memasm_entry_follow(memasm_op op, const struct memasm_kernel *k)

@@ -49,22 +49,17 @@ static char label[160];
 
 /* The entry points under test: the public names, or on x86_64 the base
  * entries (asm/x86_64/entry.asm, bound by c/entry-select.c). */
-struct entries {
-    const char *name;
-    t_copy_fn cpy, mov;
-    t_set_fn set;
-};
-static const struct entries public_entries = {"public", memasm_memcpy, memasm_memmove,
-                                              memasm_memset};
+static const struct memasm_entries public_entries = {"public", memasm_memcpy, memasm_memmove,
+                                                     memasm_memset};
 #if defined(__x86_64__)
-static const struct entries base_entries = {"base", memasm_memcpy_base, memasm_memmove_base,
-                                            memasm_memset_base};
-static const struct entries *const entry_sets[] = {&public_entries, &base_entries};
+static const struct memasm_entries base_entries = {"base", memasm_memcpy_base,
+                                                   memasm_memmove_base, memasm_memset_base};
+static const struct memasm_entries *const entry_sets[] = {&public_entries, &base_entries};
 #else
-static const struct entries *const entry_sets[] = {&public_entries};
+static const struct memasm_entries *const entry_sets[] = {&public_entries};
 #endif
 #define N_SETS (sizeof entry_sets / sizeof entry_sets[0])
-static const struct entries *ent = &public_entries;
+static const struct memasm_entries *ent = &public_entries;
 
 static const unsigned some_align[] = {0, 1, 3, 7, 8, 15, 16, 31, 32, 33, 48, 63};
 #define N_SOME (sizeof some_align / sizeof some_align[0])

@@ -85,9 +85,7 @@
 ;
 ; Why each layout, and what else was measured: doc/history-x86_64.md.
 
-; The public names are weak: libmemasm.so binds them to these entries or to
-; the base ones below, per CPU (c/entry-select.c, linked only into it); the
-; static archive has these.  Each also has a hidden name, <op>_shared.
+; The public names weak, their <op>_shared aliases hidden (the header above).
 %define KERNEL_VISIBILITY weak default
 %define KERNEL_ALIAS_VISIBILITY hidden
 %include "macros.inc"
