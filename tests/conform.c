@@ -220,9 +220,9 @@ static void at_align(ctx *c, size_t n, unsigned da, unsigned sa, const char *wha
 
 /* Disjoint copies whose dst - src is delta modulo 4 KiB: the x86_64 kernels
  * choose their loops by that distance (4K aliasing), by other windows up to
- * a page than above it.  The lengths above a page end the ymm and zmm
- * kernels' rotating loop (three and two register sets of 128 and 256
- * bytes) at each of its steps. */
+ * a page than above it.  The lengths above a page end the kernels'
+ * rotating loop (three register sets of 64 bytes with xmm and of 128 with
+ * ymm, two of 256 with zmm) at each of its steps. */
 static const size_t page_deltas[] = {0, 1, 16, 63, 64, 65, 127, 128, 129, 200, 255, 256, 257, 4032, 4095};
 static const size_t page_lens[] = {513, 700, 1024, 2047, 4096, 4097, 4200, 4321, 4480, 4600, 6000, 8269};
 static void at_page_deltas(ctx *c)

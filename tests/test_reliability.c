@@ -252,8 +252,8 @@ static volatile sig_atomic_t h_nested;    /* runs that began inside another     
 
 /* The handlers block each other (on_signal), so no run can begin while
  * another makes its calls.  qemu-user 7.2 breaks that now and then (a
- * SIGALRM delivered inside the SIGSEGV or SIGALRM handler, about one process
- * in 30 under qemu-riscv64): such a run would overwrite the interrupted
+ * SIGALRM delivered inside the SIGSEGV or SIGALRM handler, one process in
+ * 15-20 under qemu-riscv64): such a run would overwrite the interrupted
  * run's buffers between its copy and its check, a failure that is not the
  * library's.  It makes no calls and is counted instead; natively, where only
  * a broken kernel or test could cause one, the count is a failure.  A run
