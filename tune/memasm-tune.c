@@ -796,6 +796,13 @@ static size_t verify_sizes(const struct outcome *o, size_t *out)
     return nv;
 }
 
+/* How far apart two figures of one configuration landed (>= 1): the noise
+ * floor the proof prints beside its figures. */
+static double gap(double a, double b)
+{
+    return a > b ? a / b : b / a;
+}
+
 static void verify_knob(size_t ki, const struct tcfg *tuned)
 {
     const struct knob *k = &knobs[ki];
@@ -830,7 +837,7 @@ static void verify_knob(size_t ki, const struct tcfg *tuned)
             measure(&s, n, cands, 5, 0, t, sp);
             orc[tries] = 1 / (t[2] < t[3] ? t[2] : t[3]);
             def[tries] = 1 / t[1];
-            noise[tries] = t[4] > t[1] ? t[4] / t[1] : t[1] / t[4];
+            noise[tries] = gap(t[4], t[1]);
             tries++;
             o->v_oracle[i] = quantile_of(orc, (size_t)tries, 0.5);
             o->v_default[i] = quantile_of(def, (size_t)tries, 0.5);
@@ -882,7 +889,7 @@ static void verify_mixes(const struct tcfg *tuned)
             double t[3], sp[3];
             measure(&s, 0, cands, 3, 0, t, sp);
             def[tries] = 1 / t[1];
-            noise[tries] = t[2] > t[1] ? t[2] / t[1] : t[1] / t[2];
+            noise[tries] = gap(t[2], t[1]);
             tries++;
             mix_default[i] = quantile_of(def, (size_t)tries, 0.5);
             mix_noise[i] = quantile_of(noise, (size_t)tries, 0.5);
