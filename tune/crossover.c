@@ -83,6 +83,26 @@ double xo_window(const double *r, size_t n, double eps, size_t def_lo, size_t de
     return best;
 }
 
+int xo_clear_gain(const double *r, const double *spread, size_t n, double eps, size_t def_lo, size_t def_hi,
+                  size_t lo, size_t hi, double *saving, double *band)
+{
+    double sv = 0, db = 0;
+    for (size_t i = 0; i < n; i++) {
+        int d = i >= def_lo && i < def_hi, c = i >= lo && i < hi;
+        if (d == c)
+            continue;
+        double ri = r[i];
+        if (spread && ri > 0 && fabs(log(ri)) <= log1p(spread[i]))
+            ri = 1;
+        sv += xo_point_loss(ri, d, eps) - xo_point_loss(ri, c, eps);
+        if (spread)
+            db += spread[i];
+    }
+    *saving = sv;
+    *band = db > eps ? db : eps;
+    return sv > *band;
+}
+
 size_t xo_index(const double *x, size_t n, double v)
 {
     size_t i = 0;

@@ -40,6 +40,21 @@ size_t xo_single(const double *r, size_t n, double eps, size_t def, double *loss
 double xo_window(const double *r, size_t n, double eps, size_t def_lo, size_t def_hi, size_t *lo, size_t *hi);
 
 /*
+ * Whether moving from the default [def_lo, def_hi) to the choice [lo, hi)
+ * saves more than the noise on the curve r, whose points carry a relative
+ * spread (NULL: none).  Only the points where the two choose differently
+ * count, so r need not be measured elsewhere (0 there is fine).  A point
+ * within its spread is a tie, as in the finder; the saving must beat eps
+ * and the summed spread of the points that count.  *saving receives
+ * loss(default) - loss(choice) (negative: the choice is worse), *band what
+ * it had to beat.  The tuner asks this of the pass that chose and again of
+ * a second pass that did not: the choice is the best of many on the first
+ * pass's noise, so only a fresh curve says what it saves.
+ */
+int xo_clear_gain(const double *r, const double *spread, size_t n, double eps, size_t def_lo, size_t def_hi,
+                  size_t lo, size_t hi, double *saving, double *band);
+
+/*
  * Index of the first grid value >= v (n when v is above them all): where a
  * threshold of value v falls on the grid.
  */

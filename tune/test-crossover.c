@@ -196,6 +196,89 @@ START_TEST(window_noise)
 }
 END_TEST
 
+START_TEST(clear_gain)
+{
+    double r[N], sp[N], saving, band;
+    /* B 30 % faster from 8 up, default "never": the 16 points from 8 count */
+    step_curve(r, 8, 0);
+    for (size_t i = 0; i < N; i++)
+        sp[i] = 0.01;
+    ck_assert_int_eq(xo_clear_gain(r, sp, N, EPS, N, N, 8, N, &saving, &band), 1);
+    ck_assert_double_eq_tol(saving, 16 * (1 / 0.7 - 1), 1e-9);
+    ck_assert_double_eq_tol(band, 16 * 0.01, 1e-9);
+    /* only the points where the two choices differ are read: the rest may
+     * be unmeasured, or anything */
+    for (size_t i = 0; i < 8; i++)
+        r[i] = i % 2 ? 0.0 : 50.0;
+    ck_assert_int_eq(xo_clear_gain(r, sp, N, EPS, N, N, 8, N, &saving, &band), 1);
+    ck_assert_double_eq_tol(saving, 16 * (1 / 0.7 - 1), 1e-9);
+    /* the choice is worse than the default: a negative saving */
+    ck_assert_int_eq(xo_clear_gain(r, sp, N, EPS, 8, N, N, N, &saving, &band), 0);
+    ck_assert_double_eq_tol(saving, -16 * (1 / 0.7 - 1), 1e-9);
+    /* a window against a threshold: [4, 12) vs [8, N) differ on [4, 8)
+     * (B 1.3x slower there) and [12, N) (B faster, given up) */
+    step_curve(r, 8, 0);
+    ck_assert_int_eq(xo_clear_gain(r, sp, N, EPS, 8, N, 4, 12, &saving, &band), 0);
+    ck_assert_double_eq_tol(saving, -4 * 0.3 - 12 * (1 / 0.7 - 1), 1e-9);
+    ck_assert_double_eq_tol(band, 16 * 0.01, 1e-9);
+    /* a point inside its spread is a tie: no saving, and its spread is
+     * part of what the rest must beat */
+    for (size_t i = 0; i < N; i++) {
+        r[i] = 0.9;
+        sp[i] = i < 20 ? 0.15 : 0.01;
+    }
+    ck_assert_int_eq(xo_clear_gain(r, sp, N, EPS, N, N, 16, N, &saving, &band), 0);
+    ck_assert_double_eq_tol(saving, 4 * (1 / 0.9 - 1), 1e-9);
+    ck_assert_double_eq_tol(band, 4 * 0.15 + 4 * 0.01, 1e-9);
+    /* no spreads given: the band is eps */
+    ck_assert_int_eq(xo_clear_gain(r, NULL, N, EPS, N, N, 16, N, &saving, &band), 1);
+    ck_assert_double_eq_tol(band, EPS, 1e-12);
+    /* the same choice as the default saves nothing */
+    ck_assert_int_eq(xo_clear_gain(r, sp, N, EPS, 5, N, 5, N, &saving, &band), 0);
+    ck_assert_double_eq(saving, 0.0);
+}
+END_TEST
+
+START_TEST(second_pass)
+{
+    /* Curves of noise alone (B and A the same strategy, +-6 %): the finder
+     * picks the value that looks best on the pass it saw, and that pass
+     * says it is clear of the noise more often than a fresh pass over the
+     * same points agrees.  With a real step both passes agree. */
+    double r1[N], r2[N], sp[N], saving, band, loss;
+    int first = 0, both = 0, real_first = 0, real_both = 0;
+    seed(0x7365636f6e64ULL);
+    for (size_t i = 0; i < N; i++)
+        sp[i] = 0.01;
+    for (int rep = 0; rep < 400; rep++) {
+        for (size_t i = 0; i < N; i++) {
+            r1[i] = 1 + noise(0.06);
+            r2[i] = 1 + noise(0.06);
+        }
+        size_t at = xo_single(r1, N, EPS, N, &loss);
+        if (xo_clear_gain(r1, sp, N, EPS, N, N, at, N, &saving, &band)) {
+            first++;
+            both += xo_clear_gain(r2, sp, N, EPS, N, N, at, N, &saving, &band);
+        }
+        for (size_t i = 0; i < N; i++) {
+            r1[i] = (i >= 12 ? 0.85 : 1.0) * (1 + noise(0.06));
+            r2[i] = (i >= 12 ? 0.85 : 1.0) * (1 + noise(0.06));
+        }
+        at = xo_single(r1, N, EPS, N, &loss);
+        if (xo_clear_gain(r1, sp, N, EPS, N, N, at, N, &saving, &band)) {
+            real_first++;
+            real_both += xo_clear_gain(r2, sp, N, EPS, N, N, at, N, &saving, &band);
+        }
+    }
+    printf("test-crossover: noise alone: %d of 400 first passes clear, %d confirmed; a 15 %% step: %d, %d\n", first,
+           both, real_first, real_both);
+    ck_assert_int_gt(first, 100);
+    ck_assert_int_lt(both * 4, first);
+    ck_assert_int_eq(real_first, 400);
+    ck_assert_int_gt(real_both * 10, real_first * 9);
+}
+END_TEST
+
 START_TEST(index_of_value)
 {
     double x[] = {1024, 2048, 4096, 8192};
@@ -219,6 +302,8 @@ int main(void)
     tcase_add_test(tc, several_crossings);
     tcase_add_test(tc, window_open_ended);
     tcase_add_test(tc, window_noise);
+    tcase_add_test(tc, clear_gain);
+    tcase_add_test(tc, second_pass);
     tcase_add_test(tc, index_of_value);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
