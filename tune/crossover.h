@@ -55,6 +55,16 @@ int xo_clear_gain(const double *r, const double *spread, size_t n, double eps, s
                   size_t lo, size_t hi, double *saving, double *band);
 
 /*
+ * Whether a later check contradicts a choice: at n sizes where the choice
+ * and the default differ, ratio[i] is time(with the choice) / time(with the
+ * default) and noise[i] (>= 1) how far two identical configurations landed
+ * apart there.  Contradicted when the median ratio is above 1 + eps and
+ * above the median noise.  *median receives the median ratio, *noise_median the
+ * median noise.  n = 0: no evidence, never contradicted.
+ */
+int xo_contradicted(const double *ratio, const double *noise, size_t n, double eps, double *median, double *noise_median);
+
+/*
  * Index of the first grid value >= v (n when v is above them all): where a
  * threshold of value v falls on the grid.
  */

@@ -1,7 +1,8 @@
 /*
  * test-crossover.c -- the tuner's decisions on synthetic curves (no timing):
  * a clean crossover, noise around it, no crossover, several crossings, a
- * flat curve, windows, and the tie rules that keep defaults.
+ * flat curve, windows, the tie rules that keep defaults, the margin a new
+ * value must show on each pass, and when a later check takes it back.
  *
  * A curve here is r[i] = time(B) / time(A) at grid point i; the noise is
  * drawn from a fixed-seed generator whose seed each test prints.
@@ -279,6 +280,31 @@ START_TEST(second_pass)
 }
 END_TEST
 
+START_TEST(contradicted)
+{
+    double med, nz;
+    /* slower by 6 % at most sizes, noise 3 %: contradicted */
+    double r1[] = {1.06, 1.08, 0.99, 1.05, 1.07}, n1[] = {1.03, 1.02, 1.04, 1.03, 1.01};
+    ck_assert_int_eq(xo_contradicted(r1, n1, 5, EPS, &med, &nz), 1);
+    ck_assert_double_eq_tol(med, 1.06, 1e-12);
+    ck_assert_double_eq_tol(nz, 1.03, 1e-12);
+    /* as slow, but two identical files landed 8 % apart there */
+    double n2[] = {1.08, 1.09, 1.07, 1.10, 1.02};
+    ck_assert_int_eq(xo_contradicted(r1, n2, 5, EPS, &med, &nz), 0);
+    ck_assert_double_eq_tol(nz, 1.08, 1e-12);
+    /* within 2 % whatever the noise */
+    double r3[] = {1.015, 1.01, 1.02, 1.3}, n3[] = {1.0, 1.0, 1.0, 1.0};
+    ck_assert_int_eq(xo_contradicted(r3, n3, 4, EPS, &med, &nz), 0);
+    ck_assert_double_eq_tol(med, 1.0175, 1e-12);
+    /* one bad size among faster ones does not take a choice back */
+    double r4[] = {0.9, 0.92, 1.4}, n4[] = {1.01, 1.01, 1.01};
+    ck_assert_int_eq(xo_contradicted(r4, n4, 3, EPS, &med, &nz), 0);
+    /* no sizes where the two differ: no evidence */
+    ck_assert_int_eq(xo_contradicted(r4, n4, 0, EPS, &med, &nz), 0);
+    ck_assert_double_eq(med, 1.0);
+}
+END_TEST
+
 START_TEST(index_of_value)
 {
     double x[] = {1024, 2048, 4096, 8192};
@@ -304,6 +330,7 @@ int main(void)
     tcase_add_test(tc, window_noise);
     tcase_add_test(tc, clear_gain);
     tcase_add_test(tc, second_pass);
+    tcase_add_test(tc, contradicted);
     tcase_add_test(tc, index_of_value);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
