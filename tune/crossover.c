@@ -125,7 +125,7 @@ int xo_contradicted(const double *ratio, const double *noise, size_t n, double e
         return 0;
     *median = median_of(ratio, n);
     *noise_median = median_of(noise, n);
-    return *median > 1 + eps && *median > *noise_median;
+    return n >= 2 && *median > 1 + eps && *median > *noise_median;
 }
 
 size_t xo_index(const double *x, size_t n, double v)

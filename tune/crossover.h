@@ -59,8 +59,12 @@ int xo_clear_gain(const double *r, const double *spread, size_t n, double eps, s
  * and the default differ, ratio[i] is time(with the choice) / time(with the
  * default) and noise[i] (>= 1) how far two identical configurations landed
  * apart there.  Contradicted when the median ratio is above 1 + eps and
- * above the median noise.  *median receives the median ratio, *noise_median the
- * median noise.  n = 0: no evidence, never contradicted.
+ * above the median noise.  *median receives the median ratio,
+ * *noise_median the median noise.  It takes two sizes or more: a single
+ * size where the two differ lies next to a grid point both passes
+ * measured, and a ratio there places the crossover between the two rather
+ * than refutes the choice (a quick run's bwd_nt_min: B lost 1.5x at the
+ * grid point and won 1.22x at the size after it).
  */
 int xo_contradicted(const double *ratio, const double *noise, size_t n, double eps, double *median, double *noise_median);
 

@@ -6,19 +6,8 @@
 # measured, its default kept.  Native builds only: it runs the tuner
 # (about 10 s), asserting nothing about its figures.
 # Exit status: 0 pass, 1 fail, 77 skipped (automake's convention).
-if [ -n "${TEST_EMULATOR:-}" ]; then
-    echo "SKIP: runs memasm-tune natively only (cross build)"
-    exit 77
-fi
-tune=${MEMASM_TUNE:-./memasm-tune}
-info=./memasm-info
-dir=$(mktemp -d "${TMPDIR:-/tmp}/memasm-isa.XXXXXX") || exit 1
-trap 'rm -rf "$dir"' EXIT
-fail() {
-    echo "FAIL: $*"
-    for f in "$dir/log" "$dir/err"; do [ ! -f "$f" ] || cat "$f"; done
-    exit 1
-}
+test_name=isa
+. "${srcdir:-.}/tune/test-lib.sh"
 
 # The CPU's level.
 cpu=$("$info" | sed -n 's/^isa: *cpu \([a-z0-9]*\),.*/\1/p')

@@ -68,8 +68,8 @@ DISTCLEANFILES = $(TUNE_OUTPUT)
 # The crossover finder on synthetic curves, the file's writer, reader,
 # replace rules and atomic write (no timing); an interrupted run; --isa
 # (refusals, and a quick run at the baseline level read back).
-TESTS += tune/interrupt.sh tune/isa.sh
-EXTRA_DIST += tune/interrupt.sh tune/isa.sh
+TESTS += tune/interrupt.sh tune/isa.sh tune/repeat.sh
+EXTRA_DIST += tune/interrupt.sh tune/isa.sh tune/repeat.sh tune/test-lib.sh
 if HAVE_CHECK
 check_PROGRAMS += tune/test-crossover tune/test-tunefile
 TESTS += tune/test-crossover tune/test-tunefile

@@ -21,7 +21,10 @@
  *   3. Proof: on sizes between the grid points (never used to choose), the
  *      defaults, the tuned file and the better of A and B at each size
  *      (the oracle), and the size mixes with the defaults against the
- *      tuned file.  Printed in the summary and kept in the file.
+ *      tuned file.  Printed in the summary and kept in the file.  A
+ *      value the proof finds slower than its default is taken back.
+ * With --repeat N, steps 1 and 2 run N times and a value is written only
+ * where all N chose it.
  * By default every copy is followed by one read of its destination (the
  * cost a program pays for data it goes on to use; non-temporal stores win
  * a bare copy benchmark and lose that read); --objective stream times the
@@ -60,6 +63,7 @@
 #define MAX_POINTS 64
 #define MAX_VERIFY 10
 #define MAX_TRIES 3
+#define MAX_REPEAT 9
 /* Differences within this band are noise (paired medians of a shared VM
  * agree to about 1 %); it is also the margin a new value must win by. */
 #define EPS 0.02
@@ -76,7 +80,8 @@ static struct {
     int verbose;
     int no_verify;
     int isa; /* --isa: the level to tune at (not measured), or -1 */
-} opt = {.output = "memasm.conf", .threads = 1, .isa = -1};
+    int repeat; /* --repeat: how many times the choices are made */
+} opt = {.output = "memasm.conf", .threads = 1, .isa = -1, .repeat = 1};
 
 static char options_text[512]; /* the command line, for the file's header */
 
@@ -176,6 +181,20 @@ static const char *sz(size_t v, char *buf, size_t len)
     else
         bench_format_size(v, buf, len);
     return buf;
+}
+
+/* printf at buf + *len, advancing *len; at cap the text is cut short, never
+ * overrun. */
+static void append(char *buf, size_t cap, size_t *len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (*len < cap) {
+        int n = vsnprintf(buf + *len, cap - *len, fmt, ap);
+        if (n > 0)
+            *len += (size_t)n < cap - *len ? (size_t)n : cap - *len - 1;
+    }
+    va_end(ap);
 }
 
 static void die(const char *fmt, ...)
@@ -370,7 +389,7 @@ struct outcome {
     double spread[MAX_POINTS]; /* half the IQR of that, relative    */
     size_t npoints;
     size_t fixed_n;        /* K_DIST: the size of the moves        */
-    char remark[640];
+    char remark[1024];
     /* verification */
     size_t nverify;
     double v_oracle[MAX_VERIFY]; /* time(tuned) / time(best of A, B) */
@@ -382,7 +401,7 @@ struct outcome {
 };
 
 static struct outcome outcomes[NKNOBS];
-static char isa_remark[400];
+static char isa_remark[600];
 
 static void knob_workloads(const struct knob *k, struct wlset *s, size_t delta)
 {
@@ -527,6 +546,7 @@ static void tune_knob(size_t ki, struct tcfg *cur)
     const struct knob *k = &knobs[ki];
     struct outcome *o = &outcomes[ki];
     char b1[16], b2[16], b3[16], b4[16];
+    o->skipped = 0; /* a repetition before may have skipped it */
     o->def_lo = cfg_get(&cfg_default, k->key);
     o->def_hi = k->key_hi ? cfg_get(&cfg_default, k->key_hi) : NEVER;
     o->lo = cfg_get(cur, k->key);
@@ -808,6 +828,84 @@ static void tune_isa(struct tcfg *cur)
     cfg_normalize(cur);
 }
 
+/* ---- every choice, --repeat times ---------------------------------------- */
+
+/*
+ * The ISA level and every knob, in order; with --repeat N, N times, each
+ * from the defaults, and a value is kept only where every repetition chose
+ * it.  Within one run the two passes and the check see the machine as it is
+ * for a minute or two, and a shared VM can change on that scale (rep stosb
+ * at 4-16 MiB has two speeds on the Zen 5 VM: doc/tuning-x86_64.md): a
+ * value that only one state of the machine favours is not written.
+ */
+static void tune_all(struct tcfg *tuned)
+{
+    static size_t vals[MAX_REPEAT][NKNOBS][2];
+    int isas[MAX_REPEAT];
+    struct tcfg first = cfg_default;
+    char b1[16], b2[16];
+    for (int r = 0; r < opt.repeat; r++) {
+        struct tcfg t = cfg_default;
+        cfg_normalize(&t);
+        tune_isa(&t);
+        for (size_t ki = 0; ki < NKNOBS; ki++) {
+            tune_knob(ki, &t);
+            vals[r][ki][0] = cfg_get(&t, knobs[ki].key);
+            vals[r][ki][1] = knobs[ki].key_hi ? cfg_get(&t, knobs[ki].key_hi) : NEVER;
+        }
+        isas[r] = t.isa;
+        if (r == 0)
+            first = t;
+    }
+    *tuned = first;
+    if (opt.repeat == 1)
+        return;
+    /* What the repetitions chose, for the remarks: "768K, 1M, 768K". */
+    int isa_agree = 1;
+    for (int r = 1; r < opt.repeat; r++)
+        isa_agree &= isas[r] == isas[0];
+    size_t len = strlen(isa_remark);
+    if (isa_agree) {
+        append(isa_remark, sizeof isa_remark, &len, "; all %d repetitions chose %s", opt.repeat,
+               memasm_isa_name(isas[0]));
+    } else {
+        for (int r = 0; r < opt.repeat; r++)
+            append(isa_remark, sizeof isa_remark, &len, "%s%s", r ? ", " : "; the repetitions chose ",
+                   memasm_isa_name(isas[r]));
+        append(isa_remark, sizeof isa_remark, &len, ": they differ, %s kept", memasm_isa_name(cfg_default.isa));
+        tuned->isa = cfg_default.isa;
+    }
+    for (size_t ki = 0; ki < NKNOBS; ki++) {
+        const struct knob *k = &knobs[ki];
+        struct outcome *o = &outcomes[ki];
+        int agree = 1;
+        for (int r = 1; r < opt.repeat; r++)
+            agree &= vals[r][ki][0] == vals[0][ki][0] && vals[r][ki][1] == vals[0][ki][1];
+        char said[sizeof o->remark];
+        memcpy(said, o->remark, sizeof said); /* the last repetition's */
+        size_t n = 0;
+        o->remark[0] = 0;
+        if (agree) {
+            append(o->remark, sizeof o->remark, &n, "all %d repetitions chose this; the last said: %s", opt.repeat,
+                   said);
+            continue;
+        }
+        for (int r = 0; r < opt.repeat; r++)
+            append(o->remark, sizeof o->remark, &n, "%s%s%s%s", r ? ", " : "the repetitions chose ",
+                   sz(vals[r][ki][0], b1, sizeof b1), k->key_hi ? "-" : "",
+                   k->key_hi ? sz(vals[r][ki][1], b2, sizeof b2) : "");
+        append(o->remark, sizeof o->remark, &n, ": they differ, default kept; the last said: %s", said);
+        cfg_set(tuned, k->key, o->def_lo);
+        if (k->key_hi)
+            cfg_set(tuned, k->key_hi, o->def_hi);
+    }
+    cfg_normalize(tuned);
+    for (size_t ki = 0; ki < NKNOBS; ki++) {
+        outcomes[ki].lo = cfg_get(tuned, knobs[ki].key);
+        outcomes[ki].hi = knobs[ki].key_hi ? cfg_get(tuned, knobs[ki].key_hi) : NEVER;
+    }
+}
+
 /* ---- proof -------------------------------------------------------------- */
 
 /* Verification sizes: half-way (geometrically) between grid points, at most
@@ -995,17 +1093,6 @@ static void verify_mixes(const struct tcfg *tuned)
 
 /* ---- the file ----------------------------------------------------------- */
 
-static void append(char *buf, size_t cap, size_t *len, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    if (*len < cap) {
-        int n = vsnprintf(buf + *len, cap - *len, fmt, ap);
-        if (n > 0)
-            *len += (size_t)n < cap - *len ? (size_t)n : cap - *len - 1;
-    }
-    va_end(ap);
-}
 
 
 static double max_of(const double *v, size_t n)
@@ -1036,8 +1123,11 @@ static void header_text(char *buf, size_t cap, double seconds)
            cpu->brand[0] ? cpu->brand : cpu->vendor, cpu->family, cpu->model, cpu->stepping,
            memasm_isa_name(memasm_isa_cpu()), cpu->l1d >> 10, cpu->l2 >> 10, cpu->l3 >> 10);
     append(buf, cap, &len, "mix: %s\n", opt.mix ? opt.mix : "built-in SPEC CPU2017 size and alignment tables");
-    append(buf, cap, &len, "method: %d rounds per point, A/B interleaved, paired medians; noise band %.0f%%\n",
+    append(buf, cap, &len, "method: %d rounds per point, A/B interleaved, paired medians; noise band %.0f%%",
            eng.rounds, 100 * EPS);
+    if (opt.repeat > 1)
+        append(buf, cap, &len, "; every choice made %d times, a value kept only where all agree", opt.repeat);
+    append(buf, cap, &len, "\n");
     if (!opt.no_verify) {
         append(buf, cap, &len,
                "check (sizes between the grid points; time of the tuned file over the best strategy / over "
@@ -1135,6 +1225,10 @@ static void usage(FILE *f)
             "      --isa LEVEL       tune at this ISA level (a cap the file then sets) instead of\n"
             "                        choosing one: the thresholds fit the kernels that will run\n"
             "                        under it, and the checks compare with the defaults at it\n"
+            "      --repeat N        make every choice N times (1-9, default 1), one after another,\n"
+            "                        and write a value only where all N agree (the default where\n"
+            "                        they differ): for a machine whose behaviour changes over\n"
+            "                        minutes, such as a shared VM; N times as long\n"
             "      --no-verify       skip the check against the defaults and the oracle\n"
             "  -v, --verbose         every measured point on stderr\n"
             "  -h, --help            this text\n");
@@ -1153,13 +1247,13 @@ static void record_options(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-    enum { O_OBJ = 256, O_THREADS, O_MIX, O_NOVERIFY, O_ISA };
+    enum { O_OBJ = 256, O_THREADS, O_MIX, O_NOVERIFY, O_ISA, O_REPEAT };
     static const struct option lo[] = {
         {"output", required_argument, 0, 'o'}, {"quick", no_argument, 0, 'q'},
         {"force", no_argument, 0, 'f'},        {"objective", required_argument, 0, O_OBJ},
         {"threads", required_argument, 0, O_THREADS}, {"mix", required_argument, 0, O_MIX},
         {"no-verify", no_argument, 0, O_NOVERIFY}, {"verbose", no_argument, 0, 'v'},
-        {"isa", required_argument, 0, O_ISA},
+        {"isa", required_argument, 0, O_ISA},  {"repeat", required_argument, 0, O_REPEAT},
         {"help", no_argument, 0, 'h'},         {0, 0, 0, 0},
     };
     record_options(argc, argv);
@@ -1191,6 +1285,16 @@ int main(int argc, char **argv)
             break;
         }
         case O_MIX: opt.mix = optarg; break;
+        case O_REPEAT: {
+            char *end;
+            long r = strtol(optarg, &end, 10);
+            if (*end || end == optarg || r < 1 || r > MAX_REPEAT) {
+                fprintf(stderr, "memasm-tune: --repeat takes 1 to %d, not '%.40s'\n", MAX_REPEAT, optarg);
+                return 2;
+            }
+            opt.repeat = (int)r;
+            break;
+        }
         case O_NOVERIFY: opt.no_verify = 1; break;
         case O_ISA:
             opt.isa = memasm_isa_level(optarg);
@@ -1255,15 +1359,15 @@ int main(int argc, char **argv)
 
     /* Work plan, for the progress estimate. */
     tty = isatty(STDERR_FILENO);
-    step_count = 1 + (int)NKNOBS + (opt.no_verify ? 0 : (int)NKNOBS + 1);
-    work_total = opt.isa >= 0 ? 0 : 2.0 * (1 + N_ISA_SIZES * 2);
+    step_count = opt.repeat * (1 + (int)NKNOBS) + (opt.no_verify ? 0 : (int)NKNOBS + 1);
+    work_total = opt.isa >= 0 ? 0 : 2.0 * (1 + N_ISA_SIZES * 2) * opt.repeat;
     for (size_t ki = 0; ki < NKNOBS; ki++) {
         size_t g[MAX_POINTS], n = grid_of(&knobs[ki], g);
         struct wlset s;
         knob_workloads(&knobs[ki], &s, 0);
         for (size_t i = 0; i < n; i++)
             work_total += point_weight(knobs[ki].kind == K_DIST ? (size_t)4 << 20 : g[i], s.n) *
-                          (opt.no_verify ? 1 : 1.5);
+                          (opt.repeat + (opt.no_verify ? 0 : 0.5));
     }
 
     /* Buffers: the largest sweep of any knob, hot and cold. */
@@ -1285,9 +1389,7 @@ int main(int argc, char **argv)
     make_cand(&warm[0], "defaults", &cfg_default);
     eng_spin_up(warm, 1, 200);
 
-    tune_isa(&tuned);
-    for (size_t ki = 0; ki < NKNOBS; ki++)
-        tune_knob(ki, &tuned);
+    tune_all(&tuned);
     if (!opt.no_verify) {
         for (size_t ki = 0; ki < NKNOBS; ki++)
             verify_knob(ki, &tuned);

@@ -299,6 +299,11 @@ START_TEST(contradicted)
     /* one bad size among faster ones does not take a choice back */
     double r4[] = {0.9, 0.92, 1.4}, n4[] = {1.01, 1.01, 1.01};
     ck_assert_int_eq(xo_contradicted(r4, n4, 3, EPS, &med, &nz), 0);
+    /* one size alone, however slow, places a crossover; it refutes nothing */
+    double r5[] = {1.22}, n5[] = {1.02};
+    ck_assert_int_eq(xo_contradicted(r5, n5, 1, EPS, &med, &nz), 0);
+    ck_assert_double_eq_tol(med, 1.22, 1e-12);
+    ck_assert_int_eq(xo_contradicted(r1, n1, 2, EPS, &med, &nz), 1);
     /* no sizes where the two differ: no evidence */
     ck_assert_int_eq(xo_contradicted(r4, n4, 0, EPS, &med, &nz), 0);
     ck_assert_double_eq(med, 1.0);
