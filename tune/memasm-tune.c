@@ -479,6 +479,20 @@ static size_t index_value(const struct knob *k, const struct outcome *o, size_t 
     return k->kind == K_HALF ? o->grid[i] / 2 : o->grid[i];
 }
 
+/* The choice B on grid indices [lo, hi) as the remarks name it: the key's
+ * value, or a window's two ("64K-1M"; "never" when B runs nowhere). */
+static const char *choice_text(const struct knob *k, const struct outcome *o, size_t lo, size_t hi, char *buf,
+                               size_t len)
+{
+    char b1[16], b2[16];
+    if (k->key_hi && lo < hi && lo < o->npoints)
+        snprintf(buf, len, "%s-%s", sz(index_value(k, o, lo), b1, sizeof b1),
+                 sz(index_value(k, o, hi), b2, sizeof b2));
+    else
+        snprintf(buf, len, "%s", sz(index_value(k, o, lo < hi ? lo : o->npoints), b1, sizeof b1));
+    return buf;
+}
+
 /* Geometric mean of 1/r (B's speed-up over A) on [lo, hi), or of r
  * elsewhere (A's over B) when inside is 0. */
 static double side_gain(const struct outcome *o, size_t lo, size_t hi, int inside)
@@ -636,11 +650,12 @@ static void tune_knob(size_t ki, struct tcfg *cur)
     /* The saving must beat the noise: 2 %, and the summed spread of the
      * points where the default and the new value choose differently. */
     double saving, band;
+    char choice[40];
     if (!xo_clear_gain(o->r, o->spread, n, EPS, dlo, dhi, lo, hi, &saving, &band)) {
         snprintf(o->remark, sizeof o->remark,
                  "flat: the best other value (%s) saves %.1f%% summed over the grid, within the noise "
                  "(%.1f%%) of the points where it differs (%s%s measured), default kept",
-                 sz(index_value(k, o, lo), b1, sizeof b1), 100 * saving, 100 * band, span, where);
+                 choice_text(k, o, lo, hi, choice, sizeof choice), 100 * saving, 100 * band, span, where);
         knob_put(cur, k, o, o->def_lo, o->def_hi);
         return;
     }
@@ -662,7 +677,7 @@ static void tune_knob(size_t ki, struct tcfg *cur)
                  "not confirmed: one pass put it at %s (%.1f%% saved summed over the grid, noise %.1f%%), a "
                  "second pass over the %zu points where that differs from the default saved %.1f%% (noise "
                  "%.1f%%) (%s%s measured), default kept",
-                 sz(index_value(k, o, lo), b1, sizeof b1), 100 * saving, 100 * band, nconf, 100 * saving2,
+                 choice_text(k, o, lo, hi, choice, sizeof choice), 100 * saving, 100 * band, nconf, 100 * saving2,
                  100 * band2, span, where);
         knob_put(cur, k, o, o->def_lo, o->def_hi);
         return;
