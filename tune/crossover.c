@@ -10,6 +10,7 @@
 #include <math.h>
 
 #include "crossover.h"
+#include "harness.h"
 
 #define TIE 1e-9
 
@@ -103,28 +104,13 @@ int xo_clear_gain(const double *r, const double *spread, size_t n, double eps, s
     return sv > *band;
 }
 
-/* Median of v[0..n), v left as it is (n <= 64). */
-static double median_of(const double *v, size_t n)
-{
-    double t[64];
-    if (n > 64)
-        n = 64;
-    for (size_t i = 0; i < n; i++) {
-        size_t j = i;
-        for (; j > 0 && t[j - 1] > v[i]; j--)
-            t[j] = t[j - 1];
-        t[j] = v[i];
-    }
-    return n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
-}
-
-int xo_contradicted(const double *ratio, const double *noise, size_t n, double eps, double *median, double *noise_median)
+int xo_contradicted(double *ratio, double *noise, size_t n, double eps, double *median, double *noise_median)
 {
     *median = *noise_median = 1;
     if (!n)
         return 0;
-    *median = median_of(ratio, n);
-    *noise_median = median_of(noise, n);
+    *median = bench_median(ratio, n);
+    *noise_median = bench_median(noise, n);
     return n >= 2 && *median > 1 + eps && *median > *noise_median;
 }
 

@@ -60,13 +60,14 @@ int xo_clear_gain(const double *r, const double *spread, size_t n, double eps, s
  * default) and noise[i] (>= 1) how far two identical configurations landed
  * apart there.  Contradicted when the median ratio is above 1 + eps and
  * above the median noise.  *median receives the median ratio,
- * *noise_median the median noise.  It takes two sizes or more: a single
+ * *noise_median the median noise (both arrays are left sorted: the
+ * medians are bench_median's).  It takes two sizes or more: a single
  * size where the two differ lies next to a grid point both passes
  * measured, and a ratio there places the crossover between the two rather
  * than refutes the choice (a quick run's bwd_nt_min: B lost 1.5x at the
  * grid point and won 1.22x at the size after it).
  */
-int xo_contradicted(const double *ratio, const double *noise, size_t n, double eps, double *median, double *noise_median);
+int xo_contradicted(double *ratio, double *noise, size_t n, double eps, double *median, double *noise_median);
 
 /*
  * Index of the first grid value >= v (n when v is above them all): where a

@@ -479,17 +479,27 @@ static size_t index_value(const struct knob *k, const struct outcome *o, size_t 
     return k->kind == K_HALF ? o->grid[i] / 2 : o->grid[i];
 }
 
-/* The choice B on grid indices [lo, hi) as the remarks name it: the key's
- * value, or a window's two ("64K-1M"; "never" when B runs nowhere). */
+/* A knob's values as the remarks name them: the key's ("12M"), or a
+ * window's two ("64K-1M"). */
+static const char *key_text(const struct knob *k, size_t lo, size_t hi, char *buf, size_t len)
+{
+    char b1[16], b2[16];
+    if (k->key_hi)
+        snprintf(buf, len, "%s-%s", sz(lo, b1, sizeof b1), sz(hi, b2, sizeof b2));
+    else
+        snprintf(buf, len, "%s", sz(lo, b1, sizeof b1));
+    return buf;
+}
+
+/* The choice B on grid indices [lo, hi), named as key_text does ("never"
+ * alone when B runs nowhere). */
 static const char *choice_text(const struct knob *k, const struct outcome *o, size_t lo, size_t hi, char *buf,
                                size_t len)
 {
-    char b1[16], b2[16];
     if (k->key_hi && lo < hi && lo < o->npoints)
-        snprintf(buf, len, "%s-%s", sz(index_value(k, o, lo), b1, sizeof b1),
-                 sz(index_value(k, o, hi), b2, sizeof b2));
-    else
-        snprintf(buf, len, "%s", sz(index_value(k, o, lo < hi ? lo : o->npoints), b1, sizeof b1));
+        return key_text(k, index_value(k, o, lo), index_value(k, o, hi), buf, len);
+    char b1[16];
+    snprintf(buf, len, "%s", sz(index_value(k, o, lo < hi ? lo : o->npoints), b1, sizeof b1));
     return buf;
 }
 
@@ -715,10 +725,9 @@ static void tune_knob(size_t ki, struct tcfg *cur)
     }
     size_t len = strlen(o->remark);
     snprintf(o->remark + len, sizeof o->remark - len,
-             "; the default %s%s%s would lose %.1f%% summed over the grid, %.1f%% on a second pass over the %zu "
+             "; the default %s would lose %.1f%% summed over the grid, %.1f%% on a second pass over the %zu "
              "points where they differ",
-             sz(o->def_lo, b1, sizeof b1), k->key_hi ? "-" : "", k->key_hi ? sz(o->def_hi, b2, sizeof b2) : "",
-             100 * saving, 100 * saving2, nconf);
+             key_text(k, o->def_lo, o->def_hi, choice, sizeof choice), 100 * saving, 100 * saving2, nconf);
     knob_put(cur, k, o, o->lo, o->hi);
 }
 
@@ -858,7 +867,7 @@ static void tune_all(struct tcfg *tuned)
     static size_t vals[MAX_REPEAT][NKNOBS][2];
     int isas[MAX_REPEAT];
     struct tcfg first = cfg_default;
-    char b1[16], b2[16];
+    char b1[40];
     for (int r = 0; r < opt.repeat; r++) {
         struct tcfg t = cfg_default;
         cfg_normalize(&t);
@@ -906,19 +915,14 @@ static void tune_all(struct tcfg *tuned)
             continue;
         }
         for (int r = 0; r < opt.repeat; r++)
-            append(o->remark, sizeof o->remark, &n, "%s%s%s%s", r ? ", " : "the repetitions chose ",
-                   sz(vals[r][ki][0], b1, sizeof b1), k->key_hi ? "-" : "",
-                   k->key_hi ? sz(vals[r][ki][1], b2, sizeof b2) : "");
+            append(o->remark, sizeof o->remark, &n, "%s%s", r ? ", " : "the repetitions chose ",
+                   key_text(k, vals[r][ki][0], vals[r][ki][1], b1, sizeof b1));
         append(o->remark, sizeof o->remark, &n, ": they differ, default kept; the last said: %s", said);
         cfg_set(tuned, k->key, o->def_lo);
         if (k->key_hi)
             cfg_set(tuned, k->key_hi, o->def_hi);
     }
     cfg_normalize(tuned);
-    for (size_t ki = 0; ki < NKNOBS; ki++) {
-        outcomes[ki].lo = cfg_get(tuned, knobs[ki].key);
-        outcomes[ki].hi = knobs[ki].key_hi ? cfg_get(tuned, knobs[ki].key_hi) : NEVER;
-    }
 }
 
 /* ---- proof -------------------------------------------------------------- */
@@ -1036,13 +1040,13 @@ static int take_back(size_t ki, struct tcfg *tuned)
     double slower, nfloor;
     if (!xo_contradicted(dv, nz, nd, EPS, &slower, &nfloor))
         return 0;
-    char b1[16], b2[16];
+    char b1[40];
     size_t len = strlen(o->remark);
     snprintf(o->remark + len, sizeof o->remark - len,
-             "; taken back: on the %zu sizes between grid points where %s%s%s differs from the default, measured "
+             "; taken back: on the %zu sizes between grid points where %s differs from the default, measured "
              "later, the file with it took %.3f of the time of the same file with the default (noise %.3f), "
              "default kept",
-             nd, sz(tl, b1, sizeof b1), k->key_hi ? "-" : "", k->key_hi ? sz(th, b2, sizeof b2) : "", slower, nfloor);
+             nd, key_text(k, tl, th, b1, sizeof b1), slower, nfloor);
     knob_put(tuned, k, o, o->def_lo, o->def_hi);
     return 1;
 }
