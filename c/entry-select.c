@@ -7,17 +7,21 @@
  *
  * The exported memasm_memcpy, memasm_memmove and memasm_memset as GNU
  * indirect functions, each bound once, by the dynamic linker, to one of
- * entry.asm's two entries:
+ * entry.asm's three sets:
  *   <op>_shared  reads the installed kernel's words on every call, so one
  *                entry serves every ISA level and every cap;
  *   <op>_base    byte 0's paths only, with its commonest classes falling
- *                through (asm/x86_64/entry.asm, the base entries).
+ *                through (asm/x86_64/entry.asm, the base entries);
+ *   <op>_avx2    bytes 0 and 1 only: the shared entry's paths to 512
+ *                bytes, and above them the big word with no zmm class and
+ *                no test of the byte on the way.
  * A CPU that cannot run AVX2 only ever installs SSE2 kernels, so it takes
- * the base entry; every other CPU the shared one, since a cap or a forced
- * kernel may change its level at any time.  Both entries are correct behind
- * every kernel (the base one hands all sizes above 256 bytes to the big
- * word), so a disagreement between this test and the dispatcher's costs
- * speed, never correctness.
+ * the base entry; one with AVX2 and without AVX-512 installs SSE2 or AVX2
+ * kernels (a cap or a forced kernel may switch between them at any time),
+ * so it takes the AVX2 entry; every other CPU the shared one.  Every entry
+ * is correct behind every kernel (the base and AVX2 ones hand what they do
+ * not do themselves to the big word), so a disagreement between this test
+ * and the dispatcher's costs speed, never correctness.
  *
  * Not in the static archive: a statically linked call to an indirect
  * function goes through an IPLT jump every time, where a call into the

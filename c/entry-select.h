@@ -35,30 +35,38 @@
 /* A function that may run before the process is set up. */
 #define MEMASM_EARLY MEMASM_EARLY_NO_SANITIZE MEMASM_EARLY_NO_SSP
 
-/* 1 when the base entries serve this CPU: it cannot run AVX2 (CPUID 7.0
- * EBX bit 5 with OSXSAVE and XCR0's SSE and AVX state, as cpu_features
- * tests it for the dispatcher), so it only ever installs SSE2 kernels. */
-static inline MEMASM_EARLY int memasm_entry_base_wanted(void)
+/* Which set of entry points serves this CPU: 0 the base entries, for a
+ * CPU that cannot run AVX2 and so only ever installs SSE2 kernels; 1 the
+ * AVX2 entries, for one that can run AVX2 and not AVX-512 (bytes 0 and 1
+ * only); 2 the shared entries.  The tests are cpu_features' for the
+ * dispatcher: CPUID 7.0 EBX's AVX2 bit with OSXSAVE and XCR0's SSE and AVX
+ * state; AVX-512 F, BW and VL with XCR0's opmask and zmm state too. */
+static inline MEMASM_EARLY int memasm_entry_set_wanted(void)
 {
     unsigned a, b, c, d;
     if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_OSXSAVE) || !(c & bit_AVX))
-        return 1;
+        return 0;
     unsigned lo, hi;
     __asm__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
     (void)hi;
-    if ((lo & 6) != 6 || !__get_cpuid_count(7, 0, &a, &b, &c, &d))
-        return 1;
-    return !(b & bit_AVX2);
+    if ((lo & 6) != 6 || !__get_cpuid_count(7, 0, &a, &b, &c, &d) || !(b & bit_AVX2))
+        return 0;
+    const unsigned avx512 = bit_AVX512F | bit_AVX512BW | bit_AVX512VL;
+    return (b & avx512) == avx512 && (lo & 0xe6) == 0xe6 ? 2 : 1;
 }
 
-/* The set of entry points that rule picks. */
+/* The set of entry points that rule picks.  Field by field: a constant
+ * struct of their addresses would be data the library's own relocations
+ * fill in, which may not have happened yet. */
 static inline MEMASM_EARLY void memasm_entries_pick(struct memasm_entries *out)
 {
-    int base = memasm_entry_base_wanted();
-    out->name = base ? "base" : "shared";
-    out->cpy = base ? memasm_memcpy_base : memasm_memcpy_shared;
-    out->mov = base ? memasm_memmove_base : memasm_memmove_shared;
-    out->set = base ? memasm_memset_base : memasm_memset_shared;
+    int set = memasm_entry_set_wanted();
+    out->name = set == 0 ? "base" : set == 1 ? "avx2" : "shared";
+    out->cpy = set == 0 ? memasm_memcpy_base : set == 1 ? memasm_memcpy_avx2 : memasm_memcpy_shared;
+    out->mov = set == 0   ? memasm_memmove_base
+               : set == 1 ? memasm_memmove_avx2
+                          : memasm_memmove_shared;
+    out->set = set == 0 ? memasm_memset_base : set == 1 ? memasm_memset_avx2 : memasm_memset_shared;
 }
 
 #endif

@@ -181,25 +181,30 @@ extern struct memasm_entry_words memasm_entry_memmove MEMASM_HIDDEN;
 extern struct memasm_entry_words memasm_entry_memset MEMASM_HIDDEN;
 /* The big word for kernel k (c/kernels-x86_64.c). */
 void (*memasm_entry_big_of(const struct memasm_kernel *k))(void) MEMASM_HIDDEN;
-/* entry.asm's two sets of entry points: the shared ones, which every ISA
- * level and cap can use (the archive's public names), and the base ones, for
- * a CPU without AVX2; libmemasm.so binds its public names to one set per
- * CPU (c/entry-select.c). */
+/* entry.asm's three sets of entry points: the shared ones, which every ISA
+ * level and cap can use (the archive's public names), the base ones, for a
+ * CPU without AVX2, and the AVX2 ones, for a CPU with AVX2 and without
+ * AVX-512; libmemasm.so binds its public names to one set per CPU
+ * (c/entry-select.c). */
 void *memasm_memcpy_shared(void *, const void *, size_t) MEMASM_HIDDEN;
 void *memasm_memmove_shared(void *, const void *, size_t) MEMASM_HIDDEN;
 void *memasm_memset_shared(void *, int, size_t) MEMASM_HIDDEN;
 void *memasm_memcpy_base(void *, const void *, size_t) MEMASM_HIDDEN;
 void *memasm_memmove_base(void *, const void *, size_t) MEMASM_HIDDEN;
 void *memasm_memset_base(void *, int, size_t) MEMASM_HIDDEN;
+void *memasm_memcpy_avx2(void *, const void *, size_t) MEMASM_HIDDEN;
+void *memasm_memmove_avx2(void *, const void *, size_t) MEMASM_HIDDEN;
+void *memasm_memset_avx2(void *, int, size_t) MEMASM_HIDDEN;
 #endif
 
 /* The entry points the shared library's callers run on this CPU: on x86_64
- * the base or the shared set (c/entry-select.h), elsewhere the public names.
+ * the base, the AVX2 or the shared set (c/entry-select.h), elsewhere the
+ * public names.
  * memasm-bench and memasm-tune are linked with the archive, whose public
  * names are always the shared set, and call these instead, so that they
  * measure what a program linked with libmemasm.so runs. */
 struct memasm_entries {
-    const char *name; /* "base", "shared" or "public" */
+    const char *name; /* "base", "avx2", "shared" or "public" */
     memasm_copy_fn cpy, mov;
     memasm_set_fn set;
 };

@@ -103,6 +103,14 @@ int kc_init(void)
     static void (*const base[MEMASM_OP_COUNT])(void) = {(void (*)(void))memasm_memcpy_base,
                                                         (void (*)(void))memasm_memmove_base,
                                                         (void (*)(void))memasm_memset_base};
+    /* the AVX2 entries, its names on a CPU with AVX2 and without AVX-512,
+     * correct behind every kernel too but run only where AVX2 is */
+    static void (*const avx2[MEMASM_OP_COUNT])(void) = {(void (*)(void))memasm_memcpy_avx2,
+                                                        (void (*)(void))memasm_memmove_avx2,
+                                                        (void (*)(void))memasm_memset_avx2};
+    int have_avx2 = memasm_isa_cpu() >= 1;
+    if (!have_avx2)
+        printf("kcase: skipped: the AVX2 entries (memasm_<op>_avx2; this CPU has no AVX2)\n");
 #endif
     for (int op = 0; op < MEMASM_OP_COUNT; op++) {
         char label[80];
@@ -112,6 +120,11 @@ int kc_init(void)
         snprintf(label, sizeof label, "memasm_%s_base (automatic choice)",
                  memasm_op_name((memasm_op)op));
         add_target((memasm_op)op, 1, NULL, base[op], label);
+        if (have_avx2) {
+            snprintf(label, sizeof label, "memasm_%s_avx2 (automatic choice)",
+                     memasm_op_name((memasm_op)op));
+            add_target((memasm_op)op, 1, NULL, avx2[op], label);
+        }
 #endif
         for (size_t i = 0; i < memasm_kernel_count(); i++) {
             memasm_kernel_desc d;
@@ -124,6 +137,11 @@ int kc_init(void)
             snprintf(label, sizeof label, "memasm_%s_base with %s forced", memasm_op_name(d.op),
                      d.name);
             add_target(d.op, 1, d.name, base[op], label);
+            if (have_avx2) {
+                snprintf(label, sizeof label, "memasm_%s_avx2 with %s forced",
+                         memasm_op_name(d.op), d.name);
+                add_target(d.op, 1, d.name, avx2[op], label);
+            }
 #endif
         }
     }

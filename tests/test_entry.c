@@ -18,11 +18,12 @@
  *  - memset: c beyond 8 bits (0x1ff, -1, ...) and junk in the upper 32 bits
  *    of the register that carries c.
  * On x86_64 the same runs go through the base entries too (memasm_<op>_base,
- * what libmemasm.so binds the public names to on a CPU without AVX2), behind
- * every kernel the CPU allows; entry_mixed_words then writes every mix of the
- * words the entry points read (what a call racing a change of kernel can
- * see) and checks lengths 0..1100 behind each level's kernels, through both
- * sets of entries.
+ * what libmemasm.so binds the public names to on a CPU without AVX2) and,
+ * where the CPU has AVX2, the AVX2 entries (memasm_<op>_avx2, its names on a
+ * CPU with AVX2 and without AVX-512), behind every kernel the CPU allows;
+ * entry_mixed_words then writes every mix of the words the entry points read
+ * (what a call racing a change of kernel can see) and checks lengths 0..1100
+ * behind each level's kernels, through every set of entries.
  * MEMASM_TEST_REDUCED (make check-valgrind): the lengths, alignment classes
  * and overlap distances of memcheck.h only; under memcheck every call is
  * made again on exact-size heap blocks.
@@ -54,11 +55,27 @@ static const struct memasm_entries public_entries = {"public", memasm_memcpy, me
 #if defined(__x86_64__)
 static const struct memasm_entries base_entries = {"base", memasm_memcpy_base,
                                                    memasm_memmove_base, memasm_memset_base};
-static const struct memasm_entries *const entry_sets[] = {&public_entries, &base_entries};
+static const struct memasm_entries avx2_entries = {"avx2", memasm_memcpy_avx2,
+                                                   memasm_memmove_avx2, memasm_memset_avx2};
+static const struct memasm_entries *const entry_sets[] = {&public_entries, &base_entries,
+                                                          &avx2_entries};
+/* the lowest ISA level each set runs on: the AVX2 entries execute AVX2 */
+static const int set_level[] = {0, 0, 1};
 #else
 static const struct memasm_entries *const entry_sets[] = {&public_entries};
+static const int set_level[] = {0};
 #endif
 #define N_SETS (sizeof entry_sets / sizeof entry_sets[0])
+
+/* Whether this CPU runs set s; says so when it does not. */
+static int set_runs(size_t s, int cpu)
+{
+    if (set_level[s] <= cpu)
+        return 1;
+    printf("skipped: the %s entry points (this CPU lacks %s)\n", entry_sets[s]->name,
+           memasm_isa_name(set_level[s]));
+    return 0;
+}
 static const struct memasm_entries *ent = &public_entries;
 
 static const unsigned some_align[] = {0, 1, 3, 7, 8, 15, 16, 31, 32, 33, 48, 63};
@@ -210,7 +227,9 @@ START_TEST(entry_points)
     t_fill(&rng, src_arena.base, src_arena.size);
     t_arena_readonly(&src_arena, 1);
     int cpu = memasm_isa_cpu();
-    for (size_t e = 0; e < N_SETS; e++)
+    for (size_t e = 0; e < N_SETS; e++) {
+        if (!set_runs(e, cpu))
+            continue;
         for (int level = 0; level <= cpu; level++) {
             ent = entry_sets[e];
             const char *isa = memasm_isa_name(level);
@@ -224,6 +243,7 @@ START_TEST(entry_points)
             fflush(stdout);
             run_all();
         }
+    }
     ent = &public_entries;
     memasm_isa_set_cap(NULL);
     t_arena_free(&dst_arena);
@@ -326,6 +346,8 @@ START_TEST(entry_mixed_words)
                             words_set(&memasm_entry_memset, ymm_vals[MEMASM_OP_MEMSET][y],
                                       zmm_vals[z], v, small_vals[e], big_of(MEMASM_OP_MEMSET, b));
                             for (size_t s = 0; s < N_SETS; s++) {
+                                if (set_level[s] > cpu)
+                                    continue; /* said so in entry_points */
                                 ent = entry_sets[s];
                                 snprintf(label, sizeof label,
                                          "%s entry points, mixed words behind %s kernels: "

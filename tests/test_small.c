@@ -22,7 +22,9 @@
  * them allows), with each usable kernel forced; elsewhere an entry point is
  * one indirect call, so the forced ones are skipped (said so in the output).
  * On x86_64 the base entries (memasm_<op>_base, libmemasm.so's names on a
- * CPU without AVX2) the same way, automatic and behind each kernel.
+ * CPU without AVX2) and, where the CPU has AVX2, the AVX2 entries
+ * (memasm_<op>_avx2, its names on a CPU with AVX2 and without AVX-512) the
+ * same way, automatic and behind each kernel.
  *
  * Under emulation (TEST_EMULATOR set: a cross build under qemu-user) the
  * run is reduced to stay within a few minutes per emulated CPU, and says

@@ -285,28 +285,19 @@ extern memasm_k_memmove_gt8v_avx512
     ret
 %endmacro
 
-;; COPY_ENTRY name, hidden name, kernel pointer, entry words
-;; memcpy and memmove (the same code: every load precedes every store).
-%macro COPY_ENTRY 4
-KERNEL %1, %2
-    mov rax, rdi
-    cmp rdx, 16
-    jbe .le16
-    cmp rdx, 32
-    jbe .le32
-    cmp rdx, [rel %4 + EW_YMM_MAX]
-    ja .above
-    ; bytes 1 and 2 from 33 bytes to the ymm limit (512 with byte 1, 64
-    ; with byte 2)
-    ; (128 first: above it the rungs start at 256, one taken branch fewer
-    ; for 129..512 for one more untaken test below 129)
+;; The paths the shared entries and the AVX2 entries both take, as macros
+;; (their labels local to each expansion).
+;; Y_COPY_33_512: copies of 33..512 bytes with ymm from both ends, loads
+;; first.  128 first: above it the rungs start at 256, one taken branch
+;; fewer for 129..512 for one more untaken test below 129.
+%macro Y_COPY_33_512 0
     ENDS_LOAD vmovdqu, ymm, 32, 0, 1
     cmp edx, 128
-    ja .y_gt128
+    ja %%gt128
     STEP NO_LOAD, ENDS_STORE, vmovdqu, ymm, 32, 0, 1
     STEP_LAST ENDS_LOAD, ENDS_STORE, vmovdqu, ymm, 32, 1, 2
     ALIGN_TARGET
-.y_gt128:
+%%gt128:
     STEP ENDS_LOAD, ENDS_STORE, vmovdqu, ymm, 32, 1, 4
     ; above 256 the stores in ascending address order: a memmove onto
     ; what the last one wrote waits less for those stores to reach the
@@ -314,6 +305,94 @@ KERNEL %1, %2
     ; the same
     STEP ENDS_LOAD, ENDS_STORE_UP, vmovdqu, ymm, 32, 4, 6
     STEP_LAST ENDS_LOAD, ENDS_STORE_UP, vmovdqu, ymm, 32, 6, 8
+%endmacro
+;; X_COPY_33_256: copies of 33..256 bytes with xmm from both ends (byte 0's
+;; ladder; baseline instructions only)
+%macro X_COPY_33_256 0
+    STEP ENDS_LOAD, ENDS_STORE, movdqu, xmm, 16, 0, 2, SSE_RET
+    STEP ENDS_LOAD, ENDS_STORE, movdqu, xmm, 16, 2, 4, SSE_RET
+    STEP ENDS_LOAD, ENDS_STORE, movdqu, xmm, 16, 4, 6, SSE_RET
+    STEP_LAST ENDS_LOAD, ENDS_STORE, movdqu, xmm, 16, 6, 8, SSE_RET
+%endmacro
+;; Y_SET_32_64 gt64: fills of 32..64 bytes, two ymm stores; ymm0 = c in
+;; every byte for gt64, where larger sizes go
+%macro Y_SET_32_64 1
+    vmovd xmm0, esi
+    vpbroadcastb ymm0, xmm0
+    cmp rdx, 64
+    ja %1
+    ENDS_SET vmovdqu, ymm0, 32, 0, 1
+    vzeroupper
+    ret
+%endmacro
+;; Y_SET_65_512: byte 1's fills of 65..512 bytes, ymm0 = c in every byte
+%macro Y_SET_65_512 0
+    ; byte 1, 65..512: 65..128 two pairs and 129..256 four from both
+    ; ends (glibc's stores); above, the aligned fill (AFILL_HEAD) with 9,
+    ; 11 or 15 aligned stores for n up to 320, 384 and 512.  Below 257 the
+    ; fill saves a store or two and the split lines, but needs a size test
+    ; of its own per 64 bytes and its address arithmetic: hot 129..256-byte
+    ; fills ran 10-20 % slower with it.  The taken branches go to the
+    ; rarer classes: 65..128 (2 % of SPEC's memset calls) and 257..320
+    ; (292 and 296 bytes, 8.6 %) take none after the test of 256, 129..256
+    ; (0.1 %) and 321..384 one, 385..512 (0.2 %, up to two stores more
+    ; than 448 needs: one class and one test less) two
+    cmp edx, 256
+    ja %%gt256
+    cmp edx, 128
+    ja %%gt128
+    ENDS_SET vmovdqu, ymm0, 32, 0, 2
+    vzeroupper
+    ret
+    ALIGN_TARGET
+%%gt128:
+    ENDS_SET vmovdqu, ymm0, 32, 0, 4
+    vzeroupper
+    ret
+    ALIGN_TARGET
+%%gt256:
+    AFILL_HEAD vmovdqu, ymm0, 32
+    AFILL_LOW vmovdqa, ymm0, 32, 1, 9
+    cmp edx, 320
+    ja %%gt320
+    Y_AFILL_END 9
+    ALIGN_TARGET
+%%gt320:
+    AFILL_LOW vmovdqa, ymm0, 32, 10, 11
+    cmp edx, 384
+    ja %%gt384
+    Y_AFILL_END 11
+    ALIGN_TARGET
+%%gt384:
+    AFILL_LOW vmovdqa, ymm0, 32, 12, 15
+    Y_AFILL_END 15
+%endmacro
+;; X_SET_32_256: byte 0's fills of 32..256 bytes with xmm (baseline
+;; instructions only)
+%macro X_SET_32_256 0
+    movzx ecx, sil
+    mov r8, 0x0101010101010101
+    imul rcx, r8
+    movq xmm0, rcx
+    punpcklqdq xmm0, xmm0
+    STEP NO_LOAD, ENDS_SET, movdqu, xmm0, 16, 0, 2, SSE_RET
+    STEP NO_LOAD, ENDS_SET, movdqu, xmm0, 16, 2, 4, SSE_RET
+    SET_TOP movdqu, xmm0, 16, 192, 256, SSE_RET
+%endmacro
+
+;; COPY_TO_YMM_MAX words: a copy entry's start, every size up to the ymm
+;; limit in the entry words; larger sizes go to the entry's .above
+%macro COPY_TO_YMM_MAX 1
+    mov rax, rdi
+    cmp rdx, 16
+    jbe .le16
+    cmp rdx, 32
+    jbe .le32
+    cmp rdx, [rel %1 + EW_YMM_MAX]
+    ja .above
+    ; bytes 1 and 2 from 33 bytes to the ymm limit (512 with byte 1, 64
+    ; with byte 2)
+    Y_COPY_33_512
     ALIGN_TARGET
 .le16:
     COPY_0_16
@@ -322,6 +401,31 @@ KERNEL %1, %2
     ENDS_LOAD movdqu, xmm, 16, 0, 1
     ENDS_STORE movdqu, xmm, 16, 0, 1
     ret
+%endmacro
+
+;; SET_TO_YMM_MAX: a memset entry's start, every size up to the ymm limit
+;; in the entry words; larger sizes go to the entry's .big
+%macro SET_TO_YMM_MAX 0
+    mov rax, rdi
+    cmp rdx, [rel memasm_entry_memset + EW_SMALL_END]
+    jb .small
+    cmp rdx, [rel memasm_entry_memset + EW_YMM_MAX]
+    ja .big
+    ; ymm from 32 bytes to the limit (512 with byte 1, 64 with byte 2)
+    Y_SET_32_64 .y_gt64
+    ALIGN_TARGET
+.small:
+    SET_0_31
+    ALIGN_TARGET
+.y_gt64:
+    Y_SET_65_512
+%endmacro
+
+;; COPY_ENTRY name, hidden name, kernel pointer, entry words
+;; memcpy and memmove (the same code: every load precedes every store).
+%macro COPY_ENTRY 4
+KERNEL %1, %2
+    COPY_TO_YMM_MAX %4
     ALIGN_TARGET
 .above:
     lea rcx, [rdx - 65]
@@ -338,10 +442,7 @@ KERNEL %1, %2
     cmp rdx, 256
     ja .large
     ; byte 0, 33..256: SSE2 moves from both ends
-    STEP ENDS_LOAD, ENDS_STORE, movdqu, xmm, 16, 0, 2, SSE_RET
-    STEP ENDS_LOAD, ENDS_STORE, movdqu, xmm, 16, 2, 4, SSE_RET
-    STEP ENDS_LOAD, ENDS_STORE, movdqu, xmm, 16, 4, 6, SSE_RET
-    STEP_LAST ENDS_LOAD, ENDS_STORE, movdqu, xmm, 16, 6, 8, SSE_RET
+    X_COPY_33_256
     ALIGN_TARGET
 .large:
     cmp byte [rel %4 + EW_VEC], 2
@@ -362,63 +463,7 @@ COPY_ENTRY memasm_memcpy, memasm_memcpy_shared, memasm_cur_memcpy, memasm_entry_
 COPY_ENTRY memasm_memmove, memasm_memmove_shared, memasm_cur_memmove, memasm_entry_memmove
 
 KERNEL memasm_memset, memasm_memset_shared
-    mov rax, rdi
-    cmp rdx, [rel memasm_entry_memset + EW_SMALL_END]
-    jb .small
-    cmp rdx, [rel memasm_entry_memset + EW_YMM_MAX]
-    ja .big
-    ; ymm from 32 bytes to the limit (512 with byte 1, 64 with byte 2)
-    vmovd xmm0, esi
-    vpbroadcastb ymm0, xmm0
-    cmp rdx, 64
-    ja .y_gt64
-    ENDS_SET vmovdqu, ymm0, 32, 0, 1
-    vzeroupper
-    ret
-    ALIGN_TARGET
-.small:
-    SET_0_31
-    ALIGN_TARGET
-.y_gt64:
-    ; byte 1, 65..512: 65..128 two pairs and 129..256 four from both
-    ; ends (glibc's stores); above, the aligned fill (AFILL_HEAD) with 9,
-    ; 11 or 15 aligned stores for n up to 320, 384 and 512.  Below 257 the
-    ; fill saves a store or two and the split lines, but needs a size test
-    ; of its own per 64 bytes and its address arithmetic: hot 129..256-byte
-    ; fills ran 10-20 % slower with it.  The taken branches go to the
-    ; rarer classes: 65..128 (2 % of SPEC's memset calls) and 257..320
-    ; (292 and 296 bytes, 8.6 %) take none after the test of 256, 129..256
-    ; (0.1 %) and 321..384 one, 385..512 (0.2 %, up to two stores more
-    ; than 448 needs: one class and one test less) two
-    cmp edx, 256
-    ja .y_gt256
-    cmp edx, 128
-    ja .y_gt128
-    ENDS_SET vmovdqu, ymm0, 32, 0, 2
-    vzeroupper
-    ret
-    ALIGN_TARGET
-.y_gt128:
-    ENDS_SET vmovdqu, ymm0, 32, 0, 4
-    vzeroupper
-    ret
-    ALIGN_TARGET
-.y_gt256:
-    AFILL_HEAD vmovdqu, ymm0, 32
-    AFILL_LOW vmovdqa, ymm0, 32, 1, 9
-    cmp edx, 320
-    ja .y_gt320
-    Y_AFILL_END 9
-    ALIGN_TARGET
-.y_gt320:
-    AFILL_LOW vmovdqa, ymm0, 32, 10, 11
-    cmp edx, 384
-    ja .y_gt384
-    Y_AFILL_END 11
-    ALIGN_TARGET
-.y_gt384:
-    AFILL_LOW vmovdqa, ymm0, 32, 12, 15
-    Y_AFILL_END 15
+    SET_TO_YMM_MAX
     ; .big (byte 0 from 33 bytes, byte 2 above 64) starts half way into a
     ; 64-byte line, where it was before the aligned fill above grew the
     ; code: at a line start the SSE2 memset mix ran 3-4 % slower (the
@@ -440,14 +485,7 @@ KERNEL memasm_memset, memasm_memset_shared
     ; byte 0 from 32 bytes, bytes 1 and 2 above 512
     cmp rdx, 256
     ja .large
-    movzx ecx, sil
-    mov r8, 0x0101010101010101
-    imul rcx, r8
-    movq xmm0, rcx
-    punpcklqdq xmm0, xmm0
-    STEP NO_LOAD, ENDS_SET, movdqu, xmm0, 16, 0, 2, SSE_RET
-    STEP NO_LOAD, ENDS_SET, movdqu, xmm0, 16, 2, 4, SSE_RET
-    SET_TOP movdqu, xmm0, 16, 192, 256, SSE_RET
+    X_SET_32_256
     ALIGN_TARGET
 .large:
     ; Past the kernels' own size tests: byte 2 straight to the AVX-512
@@ -547,4 +585,48 @@ KERNEL memasm_memset_base
     ALIGN_TARGET
 .big:
     jmp [rel memasm_entry_memset + EW_BIG]
+KERNEL_END
+
+; ---- the AVX2 entries --------------------------------------------------
+; memasm_memcpy_avx2, memasm_memmove_avx2 and memasm_memset_avx2: what
+; libmemasm.so binds the public names to on a CPU with AVX2 and without
+; AVX-512 (c/entry-select.c), which installs byte 1's kernels or, under a
+; cap, byte 0's.  Up to byte 1's ymm limit the same paths as the shared
+; entries; what they drop is the zmm class and the test of the byte on
+; the way to the kernel: above 512 bytes byte 1 reaches the big word with
+; one taken branch after the ymm limit's, where the shared entries take
+; three and read two more words (2-3 cycles of a 768-byte call).  Byte 0
+; (a cap) takes its xmm ladders behind that branch, and byte 2, which such
+; a CPU never installs, is still correct here: 65..256 through the xmm
+; ladders, the rest through the big word.  VEX instructions only on byte
+; 1's paths.
+
+;; AVX2_COPY_ENTRY name, entry words
+%macro AVX2_COPY_ENTRY 2
+KERNEL %1
+    COPY_TO_YMM_MAX %2
+    ALIGN_TARGET
+.above:
+    cmp rdx, 256
+    jbe .xmm
+    jmp [rel %2 + EW_BIG]
+    ALIGN_TARGET
+.xmm:
+    X_COPY_33_256
+KERNEL_END
+%endmacro
+
+AVX2_COPY_ENTRY memasm_memcpy_avx2, memasm_entry_memcpy
+AVX2_COPY_ENTRY memasm_memmove_avx2, memasm_entry_memmove
+
+KERNEL memasm_memset_avx2
+    SET_TO_YMM_MAX
+    ALIGN_TARGET
+.big:
+    cmp rdx, 256
+    jbe .xmm
+    jmp [rel memasm_entry_memset + EW_BIG]
+    ALIGN_TARGET
+.xmm:
+    X_SET_32_256
 KERNEL_END
