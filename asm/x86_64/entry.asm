@@ -1,7 +1,8 @@
 ; entry.asm -- the public entry points memasm_memcpy, memasm_memmove and
 ; memasm_memset on x86_64, shared by every ISA level (also named
 ; memasm_<op>_shared), and at the end the base entries memasm_<op>_base
-; for CPUs without AVX2.  The public names are weak: the static archive
+; for CPUs without AVX2 and the AVX2 entries memasm_<op>_avx2 for CPUs
+; with AVX2 and without AVX-512.  The public names are weak: the static archive
 ; has the shared entries under them, libmemasm.so binds them per CPU
 ; (c/entry-select.c).
 ;
