@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #endif
 #include <dlfcn.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,6 +145,17 @@ int cand_add_builtin(const char *name)
     return 0;
 }
 
+/* Whether the object opened as h defines NAME itself: dlsym on a handle also
+ * searches the object's dependencies, where the C library's memcpy is. */
+static int defines_own(void *h, const char *name)
+{
+    struct link_map *lm;
+    Dl_info info;
+    void *p = dlsym(h, name);
+    return p && dlinfo(h, RTLD_DI_LINKMAP, &lm) == 0 && dladdr(p, &info) &&
+           info.dli_fname && lm->l_name && strcmp(info.dli_fname, lm->l_name) == 0;
+}
+
 /*
  * Add the entry points of another libmemasm build, NAME=PATH (a shared
  * libmemasm.so): loaded with RTLD_LOCAL, so its dispatcher, thresholds and
@@ -171,14 +183,26 @@ int cand_add_lib(const char *arg)
     c->cpy = (copy_fn)dlsym(h, "memasm_memcpy");
     c->mov = (copy_fn)dlsym(h, "memasm_memmove");
     c->set = (set_fn)dlsym(h, "memasm_memset");
+    const char *what = "libmemasm entry points";
+    if (!c->cpy && !c->mov && !c->set && defines_own(h, "memcpy") && defines_own(h, "memmove") &&
+        defines_own(h, "memset")) {
+        /* a drop-in module (libmemasm-preload.so): the C library's names,
+         * what a program that preloads it calls */
+        c->cpy = (copy_fn)dlsym(h, "memcpy");
+        c->mov = (copy_fn)dlsym(h, "memmove");
+        c->set = (set_fn)dlsym(h, "memset");
+        what = "the C library's names";
+    }
     if (!c->cpy || !c->mov || !c->set) {
-        snprintf(c->desc, sizeof c->desc, "NOT AVAILABLE: %s has no memasm_memcpy/memmove/memset", eq + 1);
+        snprintf(c->desc, sizeof c->desc,
+                 "NOT AVAILABLE: %s has neither memasm_memcpy/memmove/memset nor memcpy/memmove/memset of its own",
+                 eq + 1);
         c->cpy = c->mov = NULL;
         c->set = NULL;
         return 0;
     }
     c->available = 1;
-    snprintf(c->desc, sizeof c->desc, "libmemasm entry points from %s (its own dispatcher)", eq + 1);
+    snprintf(c->desc, sizeof c->desc, "%s from %s (its own dispatcher)", what, eq + 1);
     return 0;
 }
 

@@ -2,7 +2,9 @@
 # test-compare.sh -- bench/compare.sh end to end on this build's
 # libmemasm.so, loaded twice under two names: its table has the rows the
 # runs made, with a ratio for each build and for the pair; bad arguments
-# and a failing memasm-bench stop it with status 2 and a message.  Nothing
+# and a failing memasm-bench stop it with status 2 and a message; the
+# preload module loads as a build too (its own memcpy, memmove and
+# memset), and a library with neither set is refused.  Nothing
 # about the figures is asserted (they are timings).  Native builds only.
 # Exit status: 0 pass, 1 fail, 77 skipped (automake's convention).
 if [ -n "${TEST_EMULATOR:-}" ]; then
@@ -70,6 +72,32 @@ rc=$?
 [ "$rc" -eq 2 ] || fail "a failing memasm-bench: status $rc, not 2"
 grep -q 'memasm-bench failed' "$dir/err" || fail "a failing memasm-bench: no message"
 grep -q -i 'size' "$dir/err" || fail "memasm-bench's own message not passed on"
+
+# A drop-in module as a build: its memcpy, memmove and memset are the column.
+pre=preload/.libs/libmemasm-preload.so
+if [ -f "$pre" ]; then
+    sh "$compare" -n 1 -k "$dir/pre" so="$lib" pre="$pre" -- \
+        --op memcpy,memset --align aligned --temp hot --sizes 64:64 \
+        --no-mix --rounds 3 --min-time 20 > "$dir/out" 2> "$dir/err" ||
+        { cat "$dir/err"; fail "status $? with the preload module"; }
+    grep -q "^  pre .*the C library's names from .*libmemasm-preload.so" "$dir/pre/run.1" ||
+        fail "the preload module is not listed as the C library's names"
+    grep -E "^memset aligned hot +64 +[0-9.]+ \[[0-9.]+-[0-9.]+\] +[0-9.]+ " "$dir/out" > /dev/null ||
+        fail "no memset row with the preload module"
+    echo "ok: the preload module measured through its own memcpy/memmove/memset"
+else
+    echo "SKIPPED: the preload module (not built)"
+fi
+# A library with neither memasm_* nor memcpy of its own (dlsym would find
+# the C library's through its dependencies): not measured, and said so.
+gs=$(${CC:-cc} -print-file-name=libgcc_s.so.1 2>/dev/null)
+if [ -f "$gs" ]; then
+    ./bench/memasm-bench --candidates glibc --lib gs="$gs" --op memcpy --sizes 64:64 \
+        --no-mix --rounds 3 --min-time 20 > "$dir/out" 2>&1
+    grep -q "^  gs .*NOT AVAILABLE: .* has neither memasm_memcpy/memmove/memset nor memcpy/memmove/memset of its own" \
+        "$dir/out" || fail "$gs was not refused"
+    echo "ok: a library without copy functions of its own is refused"
+fi
 
 echo "ok: 2 processes, 4 rows with three ratios each; 10 refusals with status 2"
 exit 0
