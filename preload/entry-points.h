@@ -8,7 +8,8 @@
  *   static inline void *set(void *dst, int c, size_t n);
  *
  * (each forwarding to memasm_memcpy, memasm_memmove or memasm_memset, with
- * whatever the module does around the call).  Every exported name goes
+ * whatever the module does around the call), and PRELOAD_NAMES_IN_ASM if
+ * memcpy, memmove and memset themselves are defined in assembly.  Every exported name goes
  * through one of the three, so the plain and the _chk names share them and
  * a _chk call never goes back through an interposable symbol.  The module
  * exports exactly these names (preload/exports.sym).
@@ -68,6 +69,7 @@ static inline void zero_for_sure(void *dst, size_t n)
     __asm__ __volatile__("" : : "r"(dst) : "memory");
 }
 
+#ifndef PRELOAD_NAMES_IN_ASM /* the including file's assembly defines these three */
 void *memcpy(void *restrict dst, const void *restrict src, size_t n)
 {
     return copy(dst, src, n);
@@ -82,6 +84,7 @@ void *memset(void *dst, int c, size_t n)
 {
     return set(dst, c, n);
 }
+#endif
 
 void *mempcpy(void *restrict dst, const void *restrict src, size_t n)
 {

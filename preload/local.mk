@@ -47,6 +47,12 @@ preload_libmemasm_preload_la_DEPENDENCIES = preload/libpreload-entry.la \
 noinst_LTLIBRARIES += preload/libpreload-entry.la
 preload_libpreload_entry_la_SOURCES = preload/preload.c preload/entry-points.h preload/lines.h
 preload_libpreload_entry_la_CFLAGS = $(AM_CFLAGS) -fno-builtin
+if HOST_X86_64
+# memcpy, memmove and memset themselves: a jump to the set of entry points
+# libmemasm.so binds on this CPU (asm/x86_64/preload-jump.asm)
+preload_libpreload_entry_la_SOURCES += asm/x86_64/preload-jump.asm
+asm/x86_64/preload-jump.lo: $(top_srcdir)/asm/x86_64/macros.inc
+endif
 
 # libmemasm-profile.so (MEMASM_PROFILE=FILE): the same names, each call
 # also counted for the profile written at exit (preload/profile.c); built

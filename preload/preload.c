@@ -14,11 +14,16 @@
  * the configuration parser, code the compiler wrote) land here, run on
  * whichever kernel is installed, and cannot recurse.
  *
+ * On x86_64 memcpy, memmove and memset are asm/x86_64/preload-jump.asm:
+ * from the constructor on they go to the set of entry points libmemasm.so
+ * binds on this CPU (the base, AVX2 or shared entries), by a byte this file
+ * writes; elsewhere there is one set, the public names.
+ *
  * MEMASM_DEBUG on at start-up (never read in a secure-execution process)
  * counts the calls from this library's constructor on and prints one line
  * per operation at exit, on a copy of stderr taken at start-up.  Counting is
- * off otherwise: the cost on the normal path is one load of a flag and a
- * branch that is not taken.
+ * off otherwise: the cost on the normal path is one load and a branch
+ * that is not taken (x86_64: one more compare before the set's jump).
  *
  * The exported names themselves are preload/entry-points.h, shared with
  * libmemasm-profile.so; this file is compiled with -fno-builtin.
@@ -72,11 +77,64 @@ static __attribute__((noinline, cold)) void count(int op)
     atomic_store_explicit(&s->calls[op], v + 1, memory_order_relaxed);
 }
 
+/* ---- where the exported names go ----------------------------------------- */
+
+/* The set of entry points the names go to: libmemasm.so's on this CPU. */
+static struct memasm_entries bound = {"public", memasm_memcpy, memasm_memmove, memasm_memset};
+
+#if defined(__x86_64__)
+/* What preload-jump.asm reads on every call: 0 the shared entries (its
+ * value before the constructor), 1 the AVX2 ones, 2 the base ones, 3 the
+ * counting functions below.  Written once, by the constructor; any value a
+ * thread may read sends it to a correct entry. */
+_Atomic unsigned char memasm_preload_set MEMASM_HIDDEN;
+void *memasm_preload_memcpy(void *, const void *, size_t) MEMASM_HIDDEN;
+void *memasm_preload_memmove(void *, const void *, size_t) MEMASM_HIDDEN;
+void *memasm_preload_memset(void *, int, size_t) MEMASM_HIDDEN;
+void *memasm_preload_counting_memcpy(void *, const void *, size_t) MEMASM_HIDDEN;
+void *memasm_preload_counting_memmove(void *, const void *, size_t) MEMASM_HIDDEN;
+void *memasm_preload_counting_memset(void *, int, size_t) MEMASM_HIDDEN;
+
+/* With counting on, after the constructor has filled in bound. */
+void *memasm_preload_counting_memcpy(void *dst, const void *src, size_t n)
+{
+    count(OP_COPY);
+    return bound.cpy(dst, src, n);
+}
+
+void *memasm_preload_counting_memmove(void *dst, const void *src, size_t n)
+{
+    count(OP_MOVE);
+    return bound.mov(dst, src, n);
+}
+
+void *memasm_preload_counting_memset(void *dst, int c, size_t n)
+{
+    count(OP_SET);
+    return bound.set(dst, c, n);
+}
+
+/* The constructor's choice: bound's set, or counting. */
+static void preload_route(int counted)
+{
+    unsigned char v = counted                         ? 3
+                      : bound.cpy == memasm_memcpy_avx2 ? 1
+                      : bound.cpy == memasm_memcpy_base ? 2
+                                                        : 0;
+    atomic_store_explicit(&memasm_preload_set, v, memory_order_release);
+}
+#define PRELOAD_NAMES_IN_ASM 1
+#else
+static void preload_route(int counted)
+{
+    (void)counted; /* copy(), move() and set() test the flag themselves */
+}
 #define COUNT(op)                                                                   \
     do {                                                                            \
         if (__builtin_expect(atomic_load_explicit(&counting, memory_order_relaxed), 0)) \
             count(op);                                                              \
     } while (0)
+#endif
 
 __attribute__((constructor)) static void preload_start(void)
 {
@@ -84,14 +142,15 @@ __attribute__((constructor)) static void preload_start(void)
      * 0; never in a secure-execution process); memasm_init is idempotent
      * and would run from the library's constructor anyway. */
     memasm_init();
-    if (!memasm_env_debug())
-        return;
+    memasm_entries_bound(&bound);
     /* Programs often close stderr in an atexit handler (gnulib's
      * close_stdout does), which runs before this library's destructor:
      * report through a copy of it taken now. */
-    report_fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 10);
+    if (memasm_env_debug())
+        report_fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 10);
     if (report_fd >= 0)
         atomic_store_explicit(&counting, 1, memory_order_relaxed);
+    preload_route(report_fd >= 0);
 }
 
 /* The exit line, once.  Only async-signal-safe work (loads, a buffer on the
@@ -122,7 +181,9 @@ __attribute__((destructor)) static void preload_report(void)
         put_u64(line, &len, sizeof line - 1, sum);
         put(line, &len, sizeof line - 1, " calls (kernel ");
         put(line, &len, sizeof line - 1, kernel ? kernel : "?");
-        put(line, &len, sizeof line - 1, ")");
+        put(line, &len, sizeof line - 1, ", ");
+        put(line, &len, sizeof line - 1, bound.name);
+        put(line, &len, sizeof line - 1, " entries)");
         line[len++] = '\n';
         ssize_t r = write(report_fd, line, len);
         (void)r;
@@ -132,6 +193,22 @@ __attribute__((destructor)) static void preload_report(void)
 /* ---- the exported functions --------------------------------------------- */
 
 /* What every exported name does (preload/entry-points.h): count, forward. */
+#if defined(__x86_64__)
+static inline void *copy(void *restrict dst, const void *restrict src, size_t n)
+{
+    return memasm_preload_memcpy(dst, src, n);
+}
+
+static inline void *move(void *dst, const void *src, size_t n)
+{
+    return memasm_preload_memmove(dst, src, n);
+}
+
+static inline void *set(void *dst, int c, size_t n)
+{
+    return memasm_preload_memset(dst, c, n);
+}
+#else
 static inline void *copy(void *restrict dst, const void *restrict src, size_t n)
 {
     COUNT(OP_COPY);
@@ -149,5 +226,6 @@ static inline void *set(void *dst, int c, size_t n)
     COUNT(OP_SET);
     return memasm_memset(dst, c, n);
 }
+#endif
 
 #include "entry-points.h"
