@@ -22,8 +22,9 @@
  * MEMASM_DEBUG on at start-up (never read in a secure-execution process)
  * counts the calls from this library's constructor on and prints one line
  * per operation at exit, on a copy of stderr taken at start-up.  Counting is
- * off otherwise: the cost on the normal path is one load and a branch
- * that is not taken (x86_64: one more compare before the set's jump).
+ * off otherwise, and costs the normal path nothing on x86_64 (counting is
+ * the byte's fourth value) and elsewhere one load of a flag and a branch
+ * that is not taken.
  *
  * The exported names themselves are preload/entry-points.h, shared with
  * libmemasm-profile.so; this file is compiled with -fno-builtin.
@@ -192,7 +193,8 @@ __attribute__((destructor)) static void preload_report(void)
 
 /* ---- the exported functions --------------------------------------------- */
 
-/* What every exported name does (preload/entry-points.h): count, forward. */
+/* What every exported name does (preload/entry-points.h): count, forward;
+ * on x86_64 through preload-jump.asm, which does both. */
 #if defined(__x86_64__)
 static inline void *copy(void *restrict dst, const void *restrict src, size_t n)
 {
