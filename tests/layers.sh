@@ -53,7 +53,9 @@ for src in "$srcdir"/c/*.c; do
 done
 for lo in asm/*/*.lo; do
     [ -f "$lo" ] || continue
-    case $(basename "$lo") in preload_*) continue ;; esac
+    # the preload module's own objects (preload-jump: its memcpy, memmove
+    # and memset), not the library's
+    case $(basename "$lo") in preload_* | preload-*) continue ;; esac
     obj=$(object_of "$lo") || { echo "FAIL: no object for $lo"; status=1; continue; }
     name=$(basename "$lo" .lo | sed 's/^libmemasm_la-//')
     echo "$kernels_layer $(dirname "$lo")/$name $obj" >> "$tmp.objs"
