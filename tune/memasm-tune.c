@@ -1232,7 +1232,7 @@ static void usage(FILE *f)
             "Measure where each libmemasm strategy wins on this machine and write the configuration\n"
             "file the library reads at start-up (memasm.conf(5)).\n"
             "  -o, --output FILE     where to write (default memasm.conf); written atomically\n"
-            "  -q, --quick           a coarser grid and fewer rounds (under a minute)\n"
+            "  -q, --quick           a coarser grid and fewer rounds (a quarter to a third of the time)\n"
             "  -f, --force           replace FILE even when it is not a configuration for this CPU\n"
             "      --objective KIND  readback (default: each call followed by a read of its destination)\n"
             "                        or stream (the copy alone)\n"
