@@ -80,7 +80,8 @@ const struct memasm_threshold_def memasm_threshold_defs[] = {
     {"memcpy.erms_min_dist", MEMASM_THR_MEMCPY_ERMS_MIN_DIST, 0, NEVER,
      "memcpy/memmove: rep movsb only with the destination at least this far below the source (or above it)"},
     {"memcpy.bwd_nt_min", MEMASM_THR_MEMCPY_BWD_NT_MIN, 0, NEVER,
-     "memcpy/memmove: the backward loop stores non-temporally when size and dst - src are both this or more"},
+     "memcpy/memmove: an overlapping move stores non-temporally when its size and the distance between dst and src "
+     "are both this or more (backward; forward from memcpy.nt_min)"},
     {"memcpy.alias_nt_min", MEMASM_THR_MEMCPY_ALIAS_NT_MIN, 512, NEVER,
      "memcpy/memmove: non-temporal stores from this size instead of rep movsb when dst - src is 1-255 bytes above "
      "a multiple of 4 KiB and not a multiple of 64 (no overlap)"},

@@ -400,9 +400,11 @@ int t_profiles(t_profile *out, int max)
     /* Paths that only two strategies together open, for the keys this
      * architecture has: x86_64's rep movsb window hands a 4K-aliasing copy
      * of mutually misaligned pointers to the backward non-temporal loop,
-     * or to rep movsb itself. */
+     * or to rep movsb itself; its forward non-temporal loop takes an
+     * overlapping move (dst below src) only when memcpy.bwd_nt_min lets it. */
     static const char *const pairs[][2] = {{"memcpy.erms_min", "memcpy.alias_nt_min"},
-                                           {"memcpy.erms_min", "memcpy.alias_erms_min"}};
+                                           {"memcpy.erms_min", "memcpy.alias_erms_min"},
+                                           {"memcpy.nt_min", "memcpy.bwd_nt_min"}};
     for (size_t i = 0; i < sizeof pairs / sizeof pairs[0] && n < max; i++) {
         size_t v;
         if (memasm_threshold_get(pairs[i][0], &v) == 0 && memasm_threshold_get(pairs[i][1], &v) == 0)
