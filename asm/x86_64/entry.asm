@@ -41,8 +41,10 @@
 ;           17..32     two xmm moves (legacy SSE: no transition; at 32 a
 ;                      following overlapping move's loads are forwarded from
 ;                      16-byte stores, not from one 32-byte store);
-;           33..ymm_max   ymm from both ends, loads first, rungs at 64, 128,
-;                      256, 384 and 512 (stores ascending above 256);
+;           33..ymm_max   ymm, loads first: to 256 from both ends, rungs at
+;                      64, 128 and 256; above, one unaligned vector at
+;                      each end and 32-byte aligned stores between, a
+;                      class per 64 bytes to 448, then 480 and 512;
 ;           65..512    byte 2: zmm from both ends, rungs at 128, 256, 384
 ;                      and 512 (stores ascending above 128);
 ;           33..256    byte 0: xmm from both ends, rungs at 64, 128, 192
@@ -288,9 +290,11 @@ extern memasm_k_memmove_gt8v_avx512
 
 ;; The paths the shared entries and the AVX2 entries both take, as macros
 ;; (their labels local to each expansion).
-;; Y_COPY_33_512: copies of 33..512 bytes with ymm from both ends, loads
-;; first.  128 first: above it the rungs start at 256, one taken branch
-;; fewer for 129..512 for one more untaken test below 129.
+;; Y_COPY_33_512: copies of 33..512 bytes with ymm, loads first: to 256
+;; from both ends, above it the aligned copy (ACOPY_HEAD).  128 first:
+;; one taken branch fewer for 129..512 for one more untaken test below 129.
+;; 129..256 loads its pairs before the test of 256, which leaves them
+;; unused above: with the test first the SPEC mixes ran 4-12 % slower.
 %macro Y_COPY_33_512 0
     ENDS_LOAD vmovdqu, ymm, 32, 0, 1
     cmp edx, 128
@@ -300,12 +304,111 @@ extern memasm_k_memmove_gt8v_avx512
     ALIGN_TARGET
 %%gt128:
     STEP ENDS_LOAD, ENDS_STORE, vmovdqu, ymm, 32, 1, 4
-    ; above 256 the stores in ascending address order: a memmove onto
-    ; what the last one wrote waits less for those stores to reach the
-    ; cache (random hot 384-512 B +3-6 %); below 256 the orders measured
-    ; the same
-    STEP ENDS_LOAD, ENDS_STORE_UP, vmovdqu, ymm, 32, 4, 6
-    STEP_LAST ENDS_LOAD, ENDS_STORE_UP, vmovdqu, ymm, 32, 6, 8
+%%gt256:
+    ACOPY_HEAD
+    ACOPY_LOAD 1, 9
+    cmp edx, 320
+    ja %%gt320
+    ACOPY_END 9
+    ALIGN_TARGET
+%%gt320:
+    ACOPY_LOAD 10, 11
+    cmp edx, 384
+    ja %%gt384
+    ACOPY_END 11
+    ALIGN_TARGET
+%%gt384:
+    ACOPY_LOAD 12, 13
+    cmp edx, 448
+    ja %%gt448
+    ACOPY_END 13
+    ALIGN_TARGET
+%%gt448:
+    ACOPY_LOAD 14, 14
+    cmp edx, 480
+    ja %%gt480
+    ACOPY_END 14
+    ALIGN_TARGET
+%%gt480:
+    ; 481..512: block 15 would be a 17th register, so one end is stored
+    ; first and block 15 loaded into that end's register.  The head's
+    ; store covers part of block 15's source only when dst - src is in
+    ; (193, 288), the tail's only when src - dst is in (160, 288): the
+    ; tail goes first in the first window, the head everywhere else.
+    lea r10, [rdi - 194]
+    sub r10, rsi
+    cmp r10, 288 - 194
+    jb %%tail_first
+    vmovdqu [rdi], ymm0
+    vmovdqu ymm0, [rcx + r9 + 7 * 32]
+    ACOPY_STORE 15, 0, 1
+    ALIGN_TARGET
+%%tail_first:
+    vmovdqu [rdi + rdx - 32], ymm1
+    vmovdqu ymm1, [rcx + r9 + 7 * 32]
+    vmovdqu [rdi], ymm0
+    ACOPY_STORE 15, 1, 0
+%endmacro
+;; The aligned copy (byte 1 above 256 bytes): one unaligned vector at each
+;; end and AFILL_HEAD's 32-byte aligned blocks between, each loaded from the
+;; matching source bytes before the first store, so that no store splits a
+;; cache line.  From both ends, half the stores of a copy to a misaligned
+;; dst split one, and 384-512-byte copies ran 0.72-0.79x glibc (whose loop
+;; stores aligned) with dst 16 bytes off; at an aligned dst this costs a
+;; store and a load more than the ladder (aligned hot 384-512 B 1.3-1.4x
+;; glibc before, 1.1-1.25x after).  A class per 64 bytes to 448 and one for
+;; 449..480 (the block counts 9, 11, 13, 14 of AFILL_HEAD's rule) fill at
+;; most the 16 ymm registers: ymm0 and ymm1 hold the head and the tail
+;; (the ladder's pair 0), block j ymm(j + 1); 481..512 needs 15 blocks.
+;; ACOPY_HEAD: rcx and r8 as for AFILL_HEAD, r9 = src - dst.
+%macro ACOPY_HEAD 0
+    lea rcx, [rdi + 32]
+    and rcx, -32
+    lea r8, [rdi + rdx - 1]
+    and r8, -32
+    mov r9, rsi
+    sub r9, rdi
+%endmacro
+;; ACOPY_LOAD first, last: blocks first..last
+%macro ACOPY_LOAD 2
+%assign j %1
+%rep %2 - %1 + 1
+%if j % 2
+    vmovdqu ymm %+ %eval(j + 1), [rcx + r9 + (j - 1) / 2 * 32]
+%else
+    vmovdqu ymm %+ %eval(j + 1), [r8 + r9 - j / 2 * 32]
+%endif
+%assign j j + 1
+%endrep
+%endmacro
+;; ACOPY_END last: the head, blocks 1..last and the tail, in ascending
+;; address order, and the return
+%macro ACOPY_END 1
+    vmovdqu [rdi], ymm0
+    ACOPY_STORE %1, %1 + 1, 1
+%endmacro
+;; ACOPY_STORE last, reg, tail: blocks 1..last in ascending address order,
+;; block "last" from ymm(reg), the tail if "tail", and the return
+%macro ACOPY_STORE 3
+%assign j 1
+%rep (%1 + 1) / 2
+%if j == %1
+    vmovdqa [rcx + (j - 1) / 2 * 32], ymm %+ %eval(%2)
+%else
+    vmovdqa [rcx + (j - 1) / 2 * 32], ymm %+ %eval(j + 1)
+%endif
+%assign j j + 2
+%endrep
+%assign j %1 - (%1 % 2)
+%rep %1 / 2
+    vmovdqa [r8 - j / 2 * 32], ymm %+ %eval(j + 1)
+%assign j j - 2
+%endrep
+%if %3
+    vmovdqu [rdi + rdx - 32], ymm1
+%endif
+    vzeroupper
+    ret
 %endmacro
 ;; X_COPY_33_256: copies of 33..256 bytes with xmm from both ends (byte 0's
 ;; ladder; baseline instructions only)
@@ -394,7 +497,10 @@ extern memasm_k_memmove_gt8v_avx512
     ; bytes 1 and 2 from 33 bytes to the ymm limit (512 with byte 1, 64
     ; with byte 2)
     Y_COPY_33_512
-    ALIGN_TARGET
+    ; 0..16 and 17..32 (two thirds of the SPEC calls) from a line start,
+    ; wherever the code above ends: when it grew by 0x220 bytes and put
+    ; .le32 across a line boundary, 24-32-byte copies took a cycle more
+    align 64
 .le16:
     COPY_0_16
     ALIGN_TARGET
