@@ -522,7 +522,7 @@ extern memasm_k_memmove_gt8v_avx512
     Y_SET_32_64 .y_gt64
     ALIGN_TARGET
 .small:
-    SET_0_31
+    SET_0_31 32
     ALIGN_TARGET
 .y_gt64:
     Y_SET_65_512
