@@ -202,19 +202,29 @@ extern memasm_k_memmove_gt8v_avx512
 ;; fills ran 4-8 % slower.
 %macro AFILL_HEAD 3
     %1 [rdi], %2
-    lea rcx, [rdi + %3]
-    and rcx, -%3
+    ABLOCKS %3
+%endmacro
+;; ABLOCKS W: rcx = the first W boundary above dst, r8 = the last one at or
+;; below the end's last byte (the blocks of the aligned fill and copy)
+%macro ABLOCKS 1
+    lea rcx, [rdi + %1]
+    and rcx, -%1
     lea r8, [rdi + rdx - 1]
-    and r8, -%3
+    and r8, -%1
+%endmacro
+;; ABLOCK W, j: ABLK = the address of block j (from 1): odd j from rcx up,
+;; even j from r8 down
+%macro ABLOCK 2
+%if (%2) % 2
+%xdefine ABLK rcx + ((%2) - 1) / 2 * %1
+%else
+%xdefine ABLK r8 - (%2) / 2 * %1
+%endif
 %endmacro
 ;; AFILL_STORE mov, reg, W, j
 %macro AFILL_STORE 4
-%assign k (%4)
-%if k % 2
-    %1 [rcx + (k - 1) / 2 * %3], %2
-%else
-    %1 [r8 - k / 2 * %3], %2
-%endif
+    ABLOCK %3, %4
+    %1 [ABLK], %2
 %endmacro
 ;; AFILL_LOW / AFILL_HIGH mov, reg, W, first, last: the odd (bottom) or
 ;; even (top) stores among first..last, in ascending address order
@@ -350,22 +360,20 @@ extern memasm_k_memmove_gt8v_avx512
     ACOPY_STORE 15, 1, 0
 %endmacro
 ;; The aligned copy (byte 1 above 256 bytes): one unaligned vector at each
-;; end and AFILL_HEAD's 32-byte aligned blocks between, each loaded from the
-;; matching source bytes before the first store, so that no store splits a
-;; cache line.  From both ends, half the stores of a copy to a misaligned
-;; dst split one, and 384-512-byte copies ran 0.72-0.79x glibc (whose loop
-;; stores aligned) with dst 16 bytes off; at an aligned dst this costs a
-;; store and a load more than the ladder (aligned hot 384-512 B 1.3-1.4x
-;; glibc before, 1.1-1.25x after).  A class per 64 bytes to 448 and one for
-;; 449..480 (the block counts 9, 11, 13, 14 of AFILL_HEAD's rule) fill at
-;; most the 16 ymm registers: ymm0 and ymm1 hold the head and the tail
-;; (the ladder's pair 0), block j ymm(j + 1); 481..512 needs 15 blocks.
-;; ACOPY_HEAD: rcx and r8 as for AFILL_HEAD, r9 = src - dst.
+;; end and the aligned fill's 32-byte blocks between (ABLOCK, AFILL_HEAD's
+;; rule), each loaded from the matching source bytes before the first
+;; store, so that no store splits a cache line.  From both ends, half the
+;; stores of a copy to a misaligned dst split one, and 384-512-byte copies
+;; ran 0.72-0.79x glibc (whose loop stores aligned) with dst 16 bytes off.
+;; The price, at an aligned dst: a store and a load more than the blocks
+;; (aligned hot 384-512 B run 1.1-1.25x glibc, the ladder 1.3-1.4x).  A
+;; class per 64 bytes to 448 and one for 449..480 (the block counts 9, 11,
+;; 13, 14 of that rule) fill at most the 16 ymm registers: ymm0 and ymm1
+;; hold the head and the tail (the ladder's pair 0), block j ymm(j + 1);
+;; 481..512 needs 15 blocks.
+;; ACOPY_HEAD: rcx and r8 (ABLOCKS), r9 = src - dst.
 %macro ACOPY_HEAD 0
-    lea rcx, [rdi + 32]
-    and rcx, -32
-    lea r8, [rdi + rdx - 1]
-    and r8, -32
+    ABLOCKS 32
     mov r9, rsi
     sub r9, rdi
 %endmacro
@@ -373,11 +381,8 @@ extern memasm_k_memmove_gt8v_avx512
 %macro ACOPY_LOAD 2
 %assign j %1
 %rep %2 - %1 + 1
-%if j % 2
-    vmovdqu ymm %+ %eval(j + 1), [rcx + r9 + (j - 1) / 2 * 32]
-%else
-    vmovdqu ymm %+ %eval(j + 1), [r8 + r9 - j / 2 * 32]
-%endif
+    ABLOCK 32, j
+    vmovdqu ymm %+ %eval(j + 1), [ABLK + r9]
 %assign j j + 1
 %endrep
 %endmacro
@@ -393,15 +398,18 @@ extern memasm_k_memmove_gt8v_avx512
 %assign j 1
 %rep (%1 + 1) / 2
 %if j == %1
-    vmovdqa [rcx + (j - 1) / 2 * 32], ymm %+ %eval(%2)
+%assign r %2
 %else
-    vmovdqa [rcx + (j - 1) / 2 * 32], ymm %+ %eval(j + 1)
+%assign r j + 1
 %endif
+    ABLOCK 32, j
+    vmovdqa [ABLK], ymm %+ r
 %assign j j + 2
 %endrep
 %assign j %1 - (%1 % 2)
 %rep %1 / 2
-    vmovdqa [r8 - j / 2 * 32], ymm %+ %eval(j + 1)
+    ABLOCK 32, j
+    vmovdqa [ABLK], ymm %+ %eval(j + 1)
 %assign j j - 2
 %endrep
 %if %3
@@ -498,8 +506,8 @@ extern memasm_k_memmove_gt8v_avx512
     ; with byte 2)
     Y_COPY_33_512
     ; 0..16 and 17..32 (two thirds of the SPEC calls) from a line start,
-    ; wherever the code above ends: when it grew by 0x220 bytes and put
-    ; .le32 across a line boundary, 24-32-byte copies took a cycle more
+    ; wherever the code above ends: with .le32 across a line boundary
+    ; 24-32-byte copies take a cycle more
     align 64
 .le16:
     COPY_0_16
