@@ -30,15 +30,19 @@
 ; branch that tests the size, where a test of the byte costs one class or
 ; another a second taken branch (a cycle of the call here).  The first tests
 ; stay at 16 and 32: with random sizes they are the ones mispredicted, and
-; trees that tested 32 first lost 3-10% on the SPEC mixes.  Above 16 the
-; copies fall through them: 33..64 takes no taken branch, 17..32 and
-; 0..16 one each (in the SPEC memcpy sizes 32 bytes alone is a third of
-; the calls, 8..16 another third).
+; trees that tested 32 first lost 3-10% on the SPEC mixes.  From 16 the
+; copies fall through the first: 33..64 takes no taken branch, 16..32 and
+; 0..15 one each (in the SPEC memcpy sizes 32 bytes alone is a third of
+; the calls, 8..16 another third).  16 goes with 17..32 because the first
+; test is then taken a quarter of the time instead of two fifths (16 bytes
+; is a seventh of the calls), and a branch that random sizes decide is
+; mispredicted about as often as its rarer side: with 16 among the small
+; sizes the SPEC copy mixes ran 10-30 % slower on the Intel Xeon VM.
 ;
 ; Paths by size:
-;   copies  0..16      general registers (COPY_0_16, small.inc), behind one
-;                      taken branch; 8..16 no further one;
-;           17..32     two xmm moves (legacy SSE: no transition; at 32 a
+;   copies  0..15      general registers (COPY_0_16, small.inc), behind one
+;                      taken branch; 8..15 no further one;
+;           16..32     two xmm moves (legacy SSE: no transition; at 32 a
 ;                      following overlapping move's loads are forwarded from
 ;                      16-byte stores, not from one 32-byte store);
 ;           33..ymm_max   ymm, loads first: to 256 from both ends, rungs at
@@ -497,7 +501,7 @@ extern memasm_k_memmove_gt8v_avx512
 %macro COPY_TO_YMM_MAX 1
     mov rax, rdi
     cmp rdx, 16
-    jbe .le16
+    jb .le16
     cmp rdx, 32
     jbe .le32
     cmp rdx, [rel %1 + EW_YMM_MAX]
@@ -505,7 +509,7 @@ extern memasm_k_memmove_gt8v_avx512
     ; bytes 1 and 2 from 33 bytes to the ymm limit (512 with byte 1, 64
     ; with byte 2)
     Y_COPY_33_512
-    ; 0..16 and 17..32 (two thirds of the SPEC calls) from a line start,
+    ; 0..15 and 16..32 (two thirds of the SPEC calls) from a line start,
     ; wherever the code above ends: with .le32 across a line boundary
     ; 24-32-byte copies take a cycle more
     align 64
@@ -619,9 +623,9 @@ KERNEL_END
 ; (c/entry-select.c), which can only ever install SSE2 kernels.  Byte 0's
 ; paths with no word read below 257 bytes, where the shared entry's word
 ; tests send byte 0's 33..256 bytes through two taken branches before its
-; xmm ladder and its 17..32-byte copies through one (glibc's SSE2 variant
+; xmm ladder and its 16..32-byte copies through one (glibc's SSE2 variant
 ; takes none for 16..32).  So here the commonest classes fall through:
-; copies of 17..32 (37 % of the SPEC memcpy calls) and fills of 33..64
+; copies of 16..32 (52 % of the SPEC memcpy calls) and fills of 33..64
 ; (46 % of the memset calls).  Above 256 bytes the big word, which is
 ; valid behind every kernel, so these entries are correct whatever is
 ; installed, only not the fastest behind a vector kernel.  Baseline
@@ -634,7 +638,7 @@ KERNEL_END
 KERNEL %1
     mov rax, rdi
     cmp rdx, 16
-    jbe .le16
+    jb .le16
     cmp rdx, 32
     ja .gt32
     ENDS_LOAD movdqu, xmm, 16, 0, 1
