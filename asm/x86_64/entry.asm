@@ -625,8 +625,8 @@ KERNEL_END
 ; tests send byte 0's 33..256 bytes through two taken branches before its
 ; xmm ladder and its 16..32-byte copies through one (glibc's SSE2 variant
 ; takes none for 16..32).  So here the commonest classes fall through:
-; copies of 16..32 (52 % of the SPEC memcpy calls) and fills of 33..64
-; (46 % of the memset calls).  Above 256 bytes the big word, which is
+; copies of 16..32 (52 % of the SPEC memcpy calls) and fills of 16..48
+; (81 % of the memset calls, with no size test inside).  Above 256 bytes the big word, which is
 ; valid behind every kernel, so these entries are correct whatever is
 ; installed, only not the fastest behind a vector kernel.  Baseline
 ; instructions only; nothing here executes vzeroupper.
@@ -673,23 +673,37 @@ BASE_COPY_ENTRY memasm_memmove_base, memasm_entry_memmove
 
 KERNEL memasm_memset_base
     mov rax, rdi
-    cmp rdx, 33
-    jb .small
-    ; the fill's xmm before the test of 64, so 33..64 takes no taken
-    ; branch (above 256 it is not needed: five instructions spent)
+    ; the pattern before the first test: behind its taken branch, the
+    ; multiply's latency cost the 4..15-byte fills two cycles
     movzx ecx, sil
     mov r8, 0x0101010101010101
     imul rcx, r8
+    cmp rdx, 16
+    jb .small
     movq xmm0, rcx
     punpcklqdq xmm0, xmm0
     cmp rdx, 64
     ja .gt64
+    cmp edx, 48
+    ja .gt48
+    ; 16..48 with no branch: 16 bytes at each end and 16 about the middle,
+    ; from n/2 - 8 (which reaches 16 and n - 16 up to 48).  A test of 32
+    ; would be decided by the mix's two commonest sizes (32 and 40 bytes,
+    ; two thirds of SPEC's memset calls) and mispredicted about as often
+    ; as its rarer side; a store more than glibc's two at 16..32 costs less.
+    mov ecx, edx
+    shr ecx, 1
+    movdqu [rdi], xmm0
+    movdqu [rdi + rcx - 8], xmm0
+    movdqu [rdi + rdx - 16], xmm0
+    ret
+    ALIGN_TARGET
+.gt48:
     ENDS_SET movdqu, xmm0, 16, 0, 2
     ret
     ALIGN_TARGET
 .small:
-    ; 0..32 (SET_0_31 is correct to 32: two xmm stores from 16)
-    SET_0_31
+    SET_BELOW 16, 0
     ALIGN_TARGET
 .gt64:
     cmp rdx, 256
