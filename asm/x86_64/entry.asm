@@ -626,9 +626,10 @@ KERNEL_END
 ; xmm ladder and its 16..32-byte copies through one (glibc's SSE2 variant
 ; takes none for 16..32).  So here the commonest classes fall through:
 ; copies of 16..32 (52 % of the SPEC memcpy calls) and fills of 16..48
-; (81 % of the memset calls, with no size test inside).  Above 256 bytes the big word, which is
-; valid behind every kernel, so these entries are correct whatever is
-; installed, only not the fastest behind a vector kernel.  Baseline
+; (81 % of the memset calls, with no size test inside).  Above 256 bytes
+; the big word, which is valid behind every kernel, so these entries are
+; correct whatever is installed, only not the fastest behind a vector
+; kernel.  Baseline
 ; instructions only; nothing here executes vzeroupper.
 %define KERNEL_VISIBILITY hidden
 %define KERNEL_ALIAS_VISIBILITY hidden
