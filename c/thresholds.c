@@ -247,6 +247,22 @@ void memasm_threshold_defaults(uint64_t out[MEMASM_THR_COUNT])
             out[MEMASM_THR_MEMSET_ERMS_MIN] = l2 / 4 * 3;
             out[MEMASM_THR_MEMSET_ERMS_MAX] = 64 * l2;
             /*
+             * Intel's rep movsb and rep stosb write whole lines without
+             * reading them first, where the loops' stores fetch every line
+             * they miss.  So both windows open at L1d / 3 there: a cold
+             * destination pays those reads from a few KiB, and hot copies
+             * lose the loop's lead once source and destination crowd L1d
+             * (48 KiB L1d, AVX2 and AVX-512 levels: copies of 8-24 KiB
+             * 0.62-0.96x glibc with the loop, 0.9-1.0x with rep movsb;
+             * fills of 16 KiB-1 MiB cold 0.76-0.88x, 0.97-1.04x; the hot
+             * ones at parity either way).  Zen's own rep movsb and rep
+             * stosb keep the crossovers above.
+             */
+            if (strcmp(c->vendor, "GenuineIntel") == 0) {
+                out[MEMASM_THR_MEMCPY_ERMS_MIN] = l1 / 3;
+                out[MEMASM_THR_MEMSET_ERMS_MIN] = l1 / 3;
+            }
+            /*
              * The SSE2 kernels' loops move 16 bytes per load or store, half
              * of what the crossovers above were measured with, while rep
              * movsb/stosb run at their own speed: behind the SSE2 kernels
