@@ -256,11 +256,17 @@ void memasm_threshold_defaults(uint64_t out[MEMASM_THR_COUNT])
              * 0.62-0.96x glibc with the loop, 0.9-1.0x with rep movsb;
              * fills of 16 KiB-1 MiB cold 0.76-0.88x, 0.97-1.04x; the hot
              * ones at parity either way).  Zen's own rep movsb and rep
-             * stosb keep the crossovers above.
+             * stosb keep the crossovers above.  Nor does Intel's rep movsb
+             * slow down onto a lower, overlapping dst as Zen's does: from
+             * L1d / 6 apart, so that a move by half its size takes it from
+             * the window's start (by half the size, 16-32 KiB: 0.52-0.92x
+             * glibc with the loop, 0.97-1.03x with rep movsb; 64 bytes
+             * apart the zmm loop stays ahead).
              */
             if (strcmp(c->vendor, "GenuineIntel") == 0) {
                 out[MEMASM_THR_MEMCPY_ERMS_MIN] = l1 / 3;
                 out[MEMASM_THR_MEMSET_ERMS_MIN] = l1 / 3;
+                out[MEMASM_THR_MEMCPY_ERMS_MIN_DIST] = l1 / 6;
             }
             /*
              * The SSE2 kernels' loops move 16 bytes per load or store, half
