@@ -249,19 +249,13 @@ void memasm_threshold_defaults(uint64_t out[MEMASM_THR_COUNT])
             /*
              * Intel's rep movsb and rep stosb write whole lines without
              * reading them first, where the loops' stores fetch every line
-             * they miss.  So both windows open at L1d / 3 there: a cold
-             * destination pays those reads from a few KiB, and hot copies
-             * lose the loop's lead once source and destination crowd L1d
-             * (48 KiB L1d, AVX2 and AVX-512 levels: copies of 8-24 KiB
-             * 0.62-0.96x glibc with the loop, 0.9-1.0x with rep movsb;
-             * fills of 16 KiB-1 MiB cold 0.76-0.88x, 0.97-1.04x; the hot
-             * ones at parity either way).  Zen's own rep movsb and rep
-             * stosb keep the crossovers above.  Nor does Intel's rep movsb
-             * slow down onto a lower, overlapping dst as Zen's does: from
-             * L1d / 6 apart, so that a move by half its size takes it from
-             * the window's start (by half the size, 16-32 KiB: 0.52-0.92x
-             * glibc with the loop, 0.97-1.03x with rep movsb; 64 bytes
-             * apart the zmm loop stays ahead).
+             * they miss: both win from L1d / 3 there, cold at once and hot
+             * once source and destination crowd L1d (Zen's keep the
+             * crossovers above).  Nor does Intel's rep movsb slow down onto
+             * a lower, overlapping dst as Zen's does: L1d / 6 apart lets a
+             * move by half its size take it from the window's start; at 64
+             * bytes apart the zmm loop stays ahead.  Figures:
+             * doc/history-x86_64.md.
              */
             if (strcmp(c->vendor, "GenuineIntel") == 0) {
                 out[MEMASM_THR_MEMCPY_ERMS_MIN] = l1 / 3;
