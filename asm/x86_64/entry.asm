@@ -629,8 +629,7 @@ KERNEL_END
 ; (81 % of the memset calls, with no size test inside).  Above 256 bytes
 ; the big word, which is valid behind every kernel, so these entries are
 ; correct whatever is installed, only not the fastest behind a vector
-; kernel.  Baseline
-; instructions only; nothing here executes vzeroupper.
+; kernel.  Baseline instructions only; nothing here executes vzeroupper.
 %define KERNEL_VISIBILITY hidden
 %define KERNEL_ALIAS_VISIBILITY hidden
 
