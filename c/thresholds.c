@@ -255,9 +255,10 @@ void memasm_threshold_defaults(uint64_t out[MEMASM_THR_COUNT])
              * a lower, overlapping dst as Zen's does: L1d / 6 apart lets a
              * move by half its size take it from the window's start; at 64
              * bytes apart the zmm loop stays ahead.  Behind the AVX2 copy
-             * kernel rep movsb starts at L1d / 6: the ymm loop moves half
-             * of what the zmm loop moves per instruction and already
-             * trails from there (hot 8-12 KiB at a random alignment).
+             * kernel rep movsb starts at L1d / 6, onto a lower dst from 64
+             * bytes below src (the kernel's own limit): the ymm loop moves
+             * half of what the zmm loop moves per instruction and trails
+             * rep movsb there, hot at 8-12 KiB and cold at any distance.
              * The fill keeps L1d / 3: its ymm loop stays ahead hot, most
              * when the program reads the bytes next.  Figures:
              * doc/history-x86_64.md.
@@ -265,7 +266,7 @@ void memasm_threshold_defaults(uint64_t out[MEMASM_THR_COUNT])
             if (strcmp(c->vendor, "GenuineIntel") == 0) {
                 out[MEMASM_THR_MEMCPY_ERMS_MIN] = level_copy == 1 ? l1 / 6 : l1 / 3;
                 out[MEMASM_THR_MEMSET_ERMS_MIN] = l1 / 3;
-                out[MEMASM_THR_MEMCPY_ERMS_MIN_DIST] = l1 / 6;
+                out[MEMASM_THR_MEMCPY_ERMS_MIN_DIST] = level_copy == 1 ? 64 : l1 / 6;
             }
             /*
              * The SSE2 kernels' loops move 16 bytes per load or store, half
