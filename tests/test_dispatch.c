@@ -360,7 +360,7 @@ START_TEST(defaults_follow_level)
         ck_assert(memasm_isa_set_cap(NULL) == 0);
         ck_assert(thr("memcpy.erms_min") == cpy && thr("memcpy.erms_min_dist") == dist);
     } else {
-        printf("defaults_follow_level: the AVX2 start on Intel not checked (%s, top level %s)\n",
+        printf("defaults_follow_level: the AVX2 copy defaults on Intel not checked (%s, top level %s)\n",
                memasm_cpu_get()->vendor, memasm_isa_name(memasm_isa_cpu()));
     }
     /* one operation forced down: only its defaults follow */
